@@ -1,0 +1,97 @@
+package auditchain
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"strconv"
+	"time"
+)
+
+// SystemOrg is the organization id of events that belong to no organization:
+// public routes and failed sign-ins.
+const SystemOrg = "00000000-0000-0000-0000-000000000000"
+
+// Outcomes of a request.
+const (
+	OutcomeSuccess = "success"
+	OutcomeDenied  = "denied"
+	OutcomeFailure = "failure"
+)
+
+// Event is one audited request. It never holds a secret value, key, token or
+// password: Resource names what was touched (a vault id and path), not what
+// it contains.
+type Event struct {
+	OrgID      string
+	ID         int64 // assigned by the database
+	OccurredAt time.Time
+	RequestID  string
+	ActorType  string // "user", "agent", "anonymous"
+	ActorID    string
+	Action     string // "secret.read", "vault.create", ...
+	Resource   string
+	Outcome    string
+	Status     int
+	ClientIP   string
+
+	// Chain fields, set by the sealer.
+	ChainSeq int64
+	PrevID   int64
+	Hash     []byte
+}
+
+// OutcomeFor maps an HTTP status to an outcome.
+func OutcomeFor(status int) string {
+	switch {
+	case status < 400:
+		return OutcomeSuccess
+	case status == 401 || status == 403:
+		return OutcomeDenied
+	default:
+		return OutcomeFailure
+	}
+}
+
+// Genesis is the previous hash of the first event of every chain.
+var Genesis = make([]byte, sha256.Size)
+
+// Hash returns SHA-256(prev ‖ canonical(e)) for e at position e.ChainSeq
+// after the event e.PrevID.
+func Hash(prev []byte, e *Event) []byte {
+	h := sha256.New()
+	h.Write(prev)
+	h.Write(Canonical(e))
+	return h.Sum(nil)
+}
+
+// Canonical is the unambiguous encoding of an event that the chain hashes:
+// a label, then every field as a 4-byte big-endian length and its bytes.
+// Timestamps are UTC at microsecond precision, as PostgreSQL stores them.
+func Canonical(e *Event) []byte {
+	fields := [...]string{
+		e.OrgID,
+		strconv.FormatInt(e.ID, 10),
+		strconv.FormatInt(e.ChainSeq, 10),
+		strconv.FormatInt(e.PrevID, 10),
+		e.OccurredAt.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano),
+		e.RequestID,
+		e.ActorType,
+		e.ActorID,
+		e.Action,
+		e.Resource,
+		e.Outcome,
+		strconv.Itoa(e.Status),
+		e.ClientIP,
+	}
+	n := len("ocv-audit-v1")
+	for _, f := range fields {
+		n += 4 + len(f)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, "ocv-audit-v1"...)
+	for _, f := range fields {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(f)))
+		b = append(b, f...)
+	}
+	return b
+}
