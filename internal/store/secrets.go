@@ -49,9 +49,10 @@ func scanSecret(row pgx.Row, extra ...any) (Secret, error) {
 
 // PutSecret writes a new version of the secret at in.Path (creating the
 // secret at version 1), sealing the value through seal with the version
-// number it will have, and records ev, in one transaction. created reports
-// whether the secret is new. A missing vault gives ErrNotFound.
-func (s *Store) PutSecret(ctx context.Context, in Secret, seal SealFunc, ev *auditchain.Event) (out Secret, created bool, err error) {
+// number it will have, and records the event ev returns (told whether the
+// secret is new), in one transaction. created reports whether the secret is
+// new. A missing vault gives ErrNotFound.
+func (s *Store) PutSecret(ctx context.Context, in Secret, seal SealFunc, ev func(created bool) *auditchain.Event) (out Secret, created bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		out, created = Secret{}, false
 		var id string
@@ -96,7 +97,9 @@ func (s *Store) PutSecret(ctx context.Context, in Secret, seal SealFunc, ev *aud
 			out, err = scanSecret(row)
 			return err
 		})
-		queueEvent(b, ev)
+		if ev != nil {
+			queueEvent(b, ev(created))
+		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("writing secret version: %w", err)
 		}

@@ -49,12 +49,12 @@ func TestSecrets(t *testing.T) {
 	other, _ := seedOrg(t, s)
 
 	in := store.Secret{OrgID: org, VaultID: vault, Path: "prod/db", Type: "password", Metadata: json.RawMessage(`{}`)}
-	sec, created, err := s.PutSecret(ctx, in, sealer("a"), event(org, "secret.write"))
+	sec, created, err := s.PutSecret(ctx, in, sealer("a"), func(bool) *auditchain.Event { return event(org, "secret.write") })
 	require.NoError(t, err)
 	require.True(t, created)
 	require.EqualValues(t, 1, sec.Version)
 
-	sec, created, err = s.PutSecret(ctx, in, sealer("b"), event(org, "secret.write"))
+	sec, created, err = s.PutSecret(ctx, in, sealer("b"), func(bool) *auditchain.Event { return event(org, "secret.write") })
 	require.NoError(t, err)
 	require.False(t, created)
 	require.EqualValues(t, 2, sec.Version)

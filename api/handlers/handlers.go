@@ -1,0 +1,104 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/internal/auditchain"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy/auth"
+)
+
+// Func is an HTTP handler that returns its error instead of writing it.
+type Func func(w http.ResponseWriter, r *http.Request) error
+
+// Store is the storage the handlers use.
+type Store interface {
+	Ping(ctx context.Context) error
+	CreateUserWithOrg(ctx context.Context, u store.User, emailKey string, o store.Org, ev *auditchain.Event) (time.Time, error)
+	UserByEmail(ctx context.Context, emailKey string) (store.User, store.Membership, error)
+	RevokeToken(ctx context.Context, jti, orgID string, exp time.Time, ev *auditchain.Event) error
+	CreateVault(ctx context.Context, v store.Vault, createKEK func(context.Context) (uint32, error), ev *auditchain.Event) (store.Vault, error)
+	GetVault(ctx context.Context, orgID, id string) (store.Vault, error)
+	ListVaults(ctx context.Context, orgID, after string, limit int) ([]store.Vault, error)
+	DeleteVault(ctx context.Context, orgID, id string, ev *auditchain.Event) error
+	PutSecret(ctx context.Context, in store.Secret, seal store.SealFunc, ev func(created bool) *auditchain.Event) (store.Secret, bool, error)
+	GetSecret(ctx context.Context, orgID, vaultID, path string) (store.Secret, store.Sealed, error)
+	ListSecrets(ctx context.Context, orgID, vaultID, prefix, after string, limit int) ([]store.Secret, error)
+	DeleteSecret(ctx context.Context, orgID, vaultID, path string, ev *auditchain.Event) error
+	ListEvents(ctx context.Context, orgID, action string, before int64, limit int) ([]*auditchain.Event, error)
+}
+
+// EnclaveState is what the proxy knows of its channel to the enclave.
+type EnclaveState struct {
+	Attested   bool
+	Reason     string
+	Since      time.Time
+	Mode       string
+	Simulated  bool
+	ModuleID   string
+	VerifiedAt time.Time
+}
+
+// Enclave is the attested channel to the enclave.
+type Enclave interface {
+	CreateKEK(ctx context.Context, orgID, vaultID string) (uint32, error)
+	Seal(ctx context.Context, req *wire.SealRequest) (*wire.SealResponse, error)
+	Open(ctx context.Context, req *wire.OpenRequest) ([]byte, error)
+	Attest(ctx context.Context, nonce []byte) ([]byte, error)
+	Health(ctx context.Context) (*wire.HealthResponse, error)
+	PublicKeys(ctx context.Context) ([]wire.PublicKey, error)
+	State() EnclaveState
+}
+
+// Deps are the handlers' dependencies.
+type Deps struct {
+	Store    Store
+	Enclave  Enclave
+	Minter   *auth.Minter
+	Verifier *auth.Verifier
+	OpenAPI  []byte // the JSON rendering of api/openapi.yaml
+}
+
+// Handlers serves every route of the API.
+type Handlers struct {
+	Deps
+}
+
+// New returns the handlers over d.
+func New(d Deps) *Handlers { return &Handlers{Deps: d} }
+
+// writeJSON sends v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, err = w.Write(body)
+	return err
+}
+
+// List is the shape of every list response.
+type List[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+func timePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339)
+	return &s
+}
+
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -1,0 +1,130 @@
+package handlers
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"net/http"
+	"time"
+
+	"github.com/opencustody/ocv/api/problem"
+)
+
+// Health answers GET /v1/health: the proxy is up and its database answers.
+func (h *Handlers) Health(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := h.Store.Ping(ctx); err != nil {
+		return writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": "database unreachable"})
+	}
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+type hsmHealth struct {
+	Status      string            `json:"status"`
+	Mode        string            `json:"mode"`
+	Reason      string            `json:"reason,omitempty"`
+	HSM         string            `json:"hsm"`
+	Attestation attestationHealth `json:"attestation"`
+}
+
+type attestationHealth struct {
+	Status     string  `json:"status"`
+	Simulated  bool    `json:"simulated"`
+	ModuleID   string  `json:"module_id,omitempty"`
+	VerifiedAt *string `json:"verified_at,omitempty"`
+}
+
+// HSMHealth answers GET /v1/health/hsm: whether the enclave is attested and
+// its HSM answers, and why not. In simulator mode it says "simulated".
+func (h *Handlers) HSMHealth(w http.ResponseWriter, r *http.Request) error {
+	st := h.Enclave.State()
+	out := hsmHealth{Status: "ok", Mode: st.Mode, HSM: "unknown",
+		Attestation: attestationHealth{Status: "unverified", Simulated: st.Simulated, ModuleID: st.ModuleID}}
+	if out.Mode == "" {
+		out.Mode = "unknown"
+	}
+	if !st.Attested {
+		out.Status, out.Reason = "unavailable", st.Reason
+		return writeJSON(w, http.StatusServiceUnavailable, out)
+	}
+	out.Attestation.Status = "verified"
+	out.Attestation.VerifiedAt = timePtr(&st.VerifiedAt)
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	hr, err := h.Enclave.Health(ctx)
+	if err != nil {
+		out.Status, out.Reason = "unavailable", "enclave health check failed"
+		return writeJSON(w, http.StatusServiceUnavailable, out)
+	}
+	out.HSM = hr.HSM
+	if hr.Mode != "" {
+		out.Mode = hr.Mode
+	}
+	if hr.HSM != "ok" {
+		out.Status, out.Reason = "unavailable", "HSM: "+hr.Detail
+		return writeJSON(w, http.StatusServiceUnavailable, out)
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+type attestationDoc struct {
+	Format    string `json:"format"`
+	Document  string `json:"document"`
+	Nonce     string `json:"nonce"`
+	Simulated bool   `json:"simulated"`
+}
+
+// Attestation answers GET /v1/attestation?nonce=HEX with the enclave's
+// current attestation document bound to the caller's nonce, for clients and
+// auditors to verify offline (`ocv attest verify`).
+func (h *Handlers) Attestation(w http.ResponseWriter, r *http.Request) error {
+	raw := r.URL.Query().Get("nonce")
+	nonce, err := hex.DecodeString(raw)
+	if err != nil || len(nonce) < 16 || len(nonce) > 64 {
+		return problem.BadRequest(problem.TypeInvalidRequest, "nonce must be 16 to 64 bytes, hex-encoded")
+	}
+	doc, err := h.Enclave.Attest(r.Context(), nonce)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, attestationDoc{
+		Format: "aws-nitro-cose-sign1", Document: base64.StdEncoding.EncodeToString(doc),
+		Nonce: hex.EncodeToString(nonce), Simulated: h.Enclave.State().Simulated,
+	})
+}
+
+type jwk struct {
+	Kty string `json:"kty"`
+	Crv string `json:"crv"`
+	Alg string `json:"alg"`
+	Use string `json:"use"`
+	Kid string `json:"kid"`
+	X   string `json:"x"`
+	Y   string `json:"y"`
+}
+
+// JWKS answers GET /.well-known/jwks.json with the enclave's token-signing
+// public keys.
+func (h *Handlers) JWKS(w http.ResponseWriter, r *http.Request) error {
+	keys, err := h.Enclave.PublicKeys(r.Context())
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Keys []jwk `json:"keys"`
+	}{Keys: []jwk{}}
+	for _, k := range keys {
+		out.Keys = append(out.Keys, jwk{Kty: "EC", Crv: k.Curve, Alg: k.Alg, Use: "sig", Kid: k.KID,
+			X: base64.RawURLEncoding.EncodeToString(k.X), Y: base64.RawURLEncoding.EncodeToString(k.Y)})
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// OpenAPIDoc answers GET /openapi.json.
+func (h *Handlers) OpenAPIDoc(w http.ResponseWriter, _ *http.Request) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	_, err := w.Write(h.OpenAPI)
+	return err
+}

@@ -1,0 +1,149 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
+)
+
+const (
+	maxVaultName        = 255
+	maxDescriptionChars = 1024
+)
+
+type vaultRequest struct {
+	Name        *string `json:"name"`
+	Description string  `json:"description"`
+}
+
+type vaultResponse struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	KEKVersion  uint32 `json:"kek_version"`
+	CreatedAt   string `json:"created_at"`
+	UpdatedAt   string `json:"updated_at"`
+}
+
+func toVault(v store.Vault) vaultResponse {
+	return vaultResponse{ID: v.ID, Name: v.Name, Description: v.Description, KEKVersion: v.KEKVersion,
+		CreatedAt: rfc3339(v.CreatedAt), UpdatedAt: rfc3339(v.UpdatedAt)}
+}
+
+func principal(r *http.Request) auth.Principal {
+	p, _ := auth.FromContext(r.Context())
+	return p
+}
+
+// CreateVault answers POST /v1/vaults. The name is trimmed, 1 to 255
+// characters and unique per organization (409); the vault's KEK is made in
+// the HSM before the vault row commits.
+func (h *Handlers) CreateVault(w http.ResponseWriter, r *http.Request) error {
+	var in vaultRequest
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.Name == nil {
+		return problem.BadRequest(problem.TypeInvalidRequest, "name is required")
+	}
+	name := strings.TrimSpace(*in.Name)
+	if n := utf8.RuneCountInString(name); n < 1 || n > maxVaultName || !utf8.ValidString(name) {
+		return problem.BadRequest(problem.TypeInvalidRequest, "name must be 1 to 255 characters after trimming")
+	}
+	if strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return problem.BadRequest(problem.TypeInvalidRequest, "name must not contain control characters")
+	}
+	if utf8.RuneCountInString(in.Description) > maxDescriptionChars {
+		return problem.BadRequest(problem.TypeInvalidRequest, "description must be at most 1024 characters")
+	}
+	p := principal(r)
+	id := uuid.Must(uuid.NewV7()).String()
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("vault/" + id)
+	v, err := h.Store.CreateVault(r.Context(), store.Vault{OrgID: p.OrgID, ID: id, Name: name, Description: in.Description, CreatedBy: p.ID},
+		func(ctx context.Context) (uint32, error) { return h.Enclave.CreateKEK(ctx, p.OrgID, id) },
+		entry.Prepare(http.StatusCreated))
+	if errors.Is(err, store.ErrConflict) {
+		return problem.New(http.StatusConflict, problem.TypeConflict, "a vault with this name already exists")
+	}
+	if err != nil {
+		return err
+	}
+	entry.Persisted()
+	return writeJSON(w, http.StatusCreated, toVault(v))
+}
+
+// ListVaults answers GET /v1/vaults.
+func (h *Handlers) ListVaults(w http.ResponseWriter, r *http.Request) error {
+	limit, cursor, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	if cursor != "" {
+		if _, err := uuid.Parse(cursor); err != nil {
+			return problem.BadRequest(problem.TypeInvalidRequest, "cursor is not valid")
+		}
+	}
+	p := principal(r)
+	auditlog.FromContext(r.Context()).SetResource("vaults")
+	vs, err := h.Store.ListVaults(r.Context(), p.OrgID, cursor, limit+1)
+	if err != nil {
+		return err
+	}
+	out := List[vaultResponse]{Items: make([]vaultResponse, 0, len(vs))}
+	for i, v := range vs {
+		if i == limit {
+			out.NextCursor = encodeCursor(vs[i-1].ID)
+			break
+		}
+		out.Items = append(out.Items, toVault(v))
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// GetVault answers GET /v1/vaults/{id}.
+func (h *Handlers) GetVault(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "vault")
+	if err != nil {
+		return err
+	}
+	auditlog.FromContext(r.Context()).SetResource("vault/" + id)
+	v, err := h.Store.GetVault(r.Context(), principal(r).OrgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return problem.NotFound("vault")
+	}
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toVault(v))
+}
+
+// DeleteVault answers DELETE /v1/vaults/{id}: the vault and its secrets.
+func (h *Handlers) DeleteVault(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "vault")
+	if err != nil {
+		return err
+	}
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("vault/" + id)
+	err = h.Store.DeleteVault(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
+	if errors.Is(err, store.ErrNotFound) {
+		return problem.NotFound("vault")
+	}
+	if err != nil {
+		return err
+	}
+	entry.Persisted()
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,90 @@
+package problem
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/internal/store"
+)
+
+// Problem types: short snake_case slugs, documented in api/openapi.yaml.
+const (
+	TypeInvalidRequest     = "invalid_request"
+	TypeInvalidPath        = "invalid_path"
+	TypeInvalidToken       = "invalid_token"
+	TypeInvalidCredentials = "invalid_credentials"
+	TypeForbidden          = "forbidden"
+	TypeHumanOnly          = "human_only"
+	TypeNotFound           = "not_found"
+	TypeMethodNotAllowed   = "method_not_allowed"
+	TypeConflict           = "conflict"
+	TypeGone               = "gone"
+	TypeTooLarge           = "payload_too_large"
+	TypeUnsupportedMedia   = "unsupported_media_type"
+	TypeEnclaveUnavailable = "enclave_unavailable"
+	TypeIntegrity          = "integrity_error"
+	TypeInternal           = "internal_error"
+)
+
+// Problem is an error with an HTTP answer. Detail is shown to the client, so
+// it never holds a secret value, key, token or password.
+type Problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+}
+
+func (p *Problem) Error() string { return p.Type + ": " + p.Detail }
+
+// New returns a problem with the standard title of status.
+func New(status int, typ, detail string) *Problem {
+	return &Problem{Type: typ, Title: http.StatusText(status), Status: status, Detail: detail}
+}
+
+// BadRequest is a 400 problem.
+func BadRequest(typ, detail string) *Problem { return New(http.StatusBadRequest, typ, detail) }
+
+// NotFound is the 404 problem. Another organization's resource answers
+// exactly like a missing one.
+func NotFound(what string) *Problem { return New(http.StatusNotFound, TypeNotFound, what+" not found") }
+
+// Unauthorized is a 401 problem.
+func Unauthorized(typ, detail string) *Problem { return New(http.StatusUnauthorized, typ, detail) }
+
+// FromError maps an error to its problem: a *Problem as it is, sentinels of
+// the store and the enclave channel to theirs, anything else to a 500 whose
+// detail says nothing of the internal error.
+func FromError(err error) *Problem {
+	var p *Problem
+	switch {
+	case errors.As(err, &p):
+		return p
+	case errors.Is(err, store.ErrNotFound):
+		return NotFound("resource")
+	case errors.Is(err, store.ErrConflict):
+		return New(http.StatusConflict, TypeConflict, "the request conflicts with an existing resource")
+	case errors.Is(err, wire.ErrIntegrity):
+		return New(http.StatusInternalServerError, TypeIntegrity,
+			"the stored value failed its integrity check and was not decrypted")
+	case errors.Is(err, wire.ErrUnavailable):
+		return New(http.StatusServiceUnavailable, TypeEnclaveUnavailable,
+			"the enclave is unavailable or not attested; see /v1/health/hsm")
+	default:
+		return New(http.StatusInternalServerError, TypeInternal, "an unexpected error occurred")
+	}
+}
+
+// Write sends p as application/problem+json.
+func Write(w http.ResponseWriter, p *Problem) {
+	body, _ := json.Marshal(p)
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(p.Status)
+	_, _ = w.Write(body)
+}
