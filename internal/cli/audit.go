@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+
+	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/internal/auditchain"
+	"github.com/opencustody/ocv/internal/store"
+)
+
+// ErrChainBroken is returned when any chain fails to verify.
+var ErrChainBroken = errors.New("audit chain verification failed")
+
+func auditVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("ocv audit verify", stderr)
+	dbURL := fs.String("database-url", os.Getenv("OCV_DATABASE_URL"), "PostgreSQL URL (read access is enough; default $OCV_DATABASE_URL)")
+	org := fs.String("org", "", "verify only this organization's chain")
+	jwksPath := fs.String("jwks", "", "JWKS file (GET /.well-known/jwks.json) to check the enclave's signatures on chain heads")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dbURL == "" {
+		return fmt.Errorf("%w: --database-url or OCV_DATABASE_URL is required", ErrUsage)
+	}
+	var keys map[string]*ecdsa.PublicKey
+	if *jwksPath != "" {
+		var err error
+		if keys, err = loadJWKS(*jwksPath); err != nil {
+			return err
+		}
+	}
+	db, err := store.Open(ctx, *dbURL, 2)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	orgs := []string{*org}
+	if *org == "" {
+		if orgs, err = db.ChainOrgs(ctx); err != nil {
+			return err
+		}
+	}
+	failed := false
+	for _, o := range orgs {
+		n, err := verifyChain(ctx, db, o, keys)
+		if err != nil {
+			failed = true
+			fmt.Fprintln(stdout, "FAIL", err)
+			continue
+		}
+		fmt.Fprintf(stdout, "ok   org %s: %d events chained\n", o, n)
+	}
+	if failed {
+		return ErrChainBroken
+	}
+	return nil
+}
+
+// verifyChain walks one organization's chain and checks its signed heads.
+func verifyChain(ctx context.Context, db *store.Store, org string, keys map[string]*ecdsa.PublicKey) (int64, error) {
+	w := auditchain.NewWalker(org)
+	hashes := map[int64][]byte{}
+	heads, err := db.Heads(ctx, org)
+	if err != nil {
+		return 0, err
+	}
+	for _, h := range heads {
+		hashes[h.Seq] = nil
+	}
+	for {
+		evs, err := db.ChainEvents(ctx, org, w.Seq(), 1000)
+		if err != nil {
+			return 0, err
+		}
+		for _, e := range evs {
+			if err := w.Next(e); err != nil {
+				return 0, err
+			}
+			if _, ok := hashes[e.ChainSeq]; ok {
+				hashes[e.ChainSeq] = e.Hash
+			}
+		}
+		if len(evs) < 1000 {
+			break
+		}
+	}
+	for _, h := range heads {
+		got := hashes[h.Seq]
+		switch {
+		case got == nil:
+			return 0, &auditchain.BrokenLinkError{OrgID: org, ChainSeq: h.Seq, EventID: h.EventID,
+				Reason: fmt.Sprintf("a signed head names seq %d but the chain ends at %d (events deleted)", h.Seq, w.Seq())}
+		case string(got) != string(h.Hash):
+			return 0, &auditchain.BrokenLinkError{OrgID: org, ChainSeq: h.Seq, EventID: h.EventID,
+				Reason: "the chain differs from the head the enclave signed"}
+		}
+		if keys != nil {
+			if err := verifyHead(h, keys); err != nil {
+				return 0, &auditchain.BrokenLinkError{OrgID: org, ChainSeq: h.Seq, EventID: h.EventID, Reason: err.Error()}
+			}
+		}
+	}
+	return w.Seq(), nil
+}
+
+func verifyHead(h store.SignedHead, keys map[string]*ecdsa.PublicKey) error {
+	key, ok := keys[h.KID]
+	if !ok {
+		return fmt.Errorf("head signed with unknown key %q", h.KID)
+	}
+	var hash [32]byte
+	copy(hash[:], h.Hash)
+	msg, err := wire.AuditHeadMessage(h.OrgID, uint64(h.Seq), h.EventID, hash)
+	if err != nil {
+		return err
+	}
+	digest := sha256.Sum256(msg)
+	if len(h.Signature) != 64 || !ecdsa.Verify(key, digest[:],
+		new(big.Int).SetBytes(h.Signature[:32]), new(big.Int).SetBytes(h.Signature[32:])) {
+		return errors.New("the enclave's signature on the head does not verify")
+	}
+	return nil
+}
+
+func loadJWKS(path string) (map[string]*ecdsa.PublicKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading jwks: %w", err)
+	}
+	var doc struct {
+		Keys []struct{ Kid, Crv, X, Y string } `json:"keys"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("parsing jwks: %w", err)
+	}
+	out := map[string]*ecdsa.PublicKey{}
+	for _, k := range doc.Keys {
+		x, errX := base64.RawURLEncoding.DecodeString(k.X)
+		y, errY := base64.RawURLEncoding.DecodeString(k.Y)
+		if k.Crv != "P-256" || errX != nil || errY != nil || len(x) != 32 || len(y) != 32 {
+			continue
+		}
+		pk, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
+		if err == nil {
+			out[k.Kid] = pk
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,205 @@
+package proxy
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the proxy's configuration: a YAML file, then OCV_* environment
+// overrides, then Validate. The defaults run the simulator stack of
+// `make run` with no file at all.
+type Config struct {
+	Listen        string   `yaml:"listen"`         // OCV_LISTEN
+	PublicURL     string   `yaml:"public_url"`     // OCV_PUBLIC_URL; the token issuer
+	LegacyIssuers []string `yaml:"legacy_issuers"` // accepted on validation, never minted
+	DatabaseURL   string   `yaml:"database_url"`   // OCV_DATABASE_URL
+	DBMaxConns    int32    `yaml:"database_max_conns"`
+	DataDir       string   `yaml:"data_dir"` // OCV_DATA_DIR
+
+	EnclaveAddr     string `yaml:"enclave_addr"`      // OCV_ENCLAVE_ADDR: unix:///path or vsock://CID:PORT
+	EnclavePoolSize int    `yaml:"enclave_pool_size"` // OCV_ENCLAVE_POOL_SIZE
+
+	// AttestationRoots are PEM files of trusted roots; "aws-nitro" names the
+	// built-in AWS Nitro root. Default: the simulator root under DataDir.
+	AttestationRoots []string `yaml:"attestation_roots"` // OCV_ATTESTATION_ROOT (comma-separated)
+	// AllowedPCR0 lists the accepted enclave image measurements (hex SHA-384).
+	AllowedPCR0       []string      `yaml:"allowed_pcr0"` // OCV_ATTESTATION_PCR0 (comma-separated)
+	AttestationMaxAge time.Duration `yaml:"attestation_max_age"`
+
+	TLSMode     string   `yaml:"tls_mode"`  // OCV_TLS_MODE: "dev" (local CA) or "acme"
+	TLSHosts    []string `yaml:"tls_hosts"` // extra names for the dev certificate
+	ACMEDomains []string `yaml:"acme_domains"`
+	ACMEEmail   string   `yaml:"acme_email"`
+	ACMECA      string   `yaml:"acme_ca"`
+
+	TokenTTL     time.Duration `yaml:"token_ttl"`      // OCV_TOKEN_TTL, default 900s
+	MaxBodyBytes int64         `yaml:"max_body_bytes"` // OCV_MAX_BODY_BYTES, default 1 MiB
+	LogLevel     string        `yaml:"log_level"`      // OCV_LOG_LEVEL
+	AccessLog    bool          `yaml:"access_log"`     // OCV_ACCESS_LOG
+	SealInterval time.Duration `yaml:"audit_seal_interval"`
+}
+
+// DefaultConfig is the simulator configuration.
+func DefaultConfig() Config {
+	return Config{
+		Listen: "127.0.0.1:8443", DataDir: ".ocv", EnclaveAddr: "unix://.ocv/enclave.sock", EnclavePoolSize: 32,
+		DBMaxConns: 32, AttestationMaxAge: 5 * time.Minute, TLSMode: "dev", TokenTTL: 900 * time.Second,
+		MaxBodyBytes: 1 << 20, LogLevel: "info", AccessLog: true, SealInterval: time.Second,
+	}
+}
+
+// LoadConfig reads path (optional) and the environment.
+func LoadConfig(path string) (Config, error) {
+	c := DefaultConfig()
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return c, fmt.Errorf("reading config: %w", err)
+		}
+		if err := yaml.Unmarshal(b, &c); err != nil {
+			return c, fmt.Errorf("parsing config %s: %w", path, err)
+		}
+	}
+	if err := c.applyEnv(os.LookupEnv); err != nil {
+		return c, err
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "https://" + c.Listen
+	}
+	if len(c.AttestationRoots) == 0 {
+		c.AttestationRoots = []string{filepath.Join(c.DataDir, "attestation", "root.pem")}
+	}
+	return c, c.Validate()
+}
+
+func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
+	str := func(dst *string, key string) {
+		if v, ok := lookup(key); ok && v != "" {
+			*dst = v
+		}
+	}
+	list := func(dst *[]string, key string) {
+		if v, ok := lookup(key); ok && v != "" {
+			*dst = strings.Split(v, ",")
+		}
+	}
+	var errs []error
+	dur := func(dst *time.Duration, key string) {
+		if v, ok := lookup(key); ok && v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", key, err))
+			}
+			*dst = d
+		}
+	}
+	num := func(key string, set func(int64)) {
+		if v, ok := lookup(key); ok && v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", key, err))
+			}
+			set(n)
+		}
+	}
+	str(&c.Listen, "OCV_LISTEN")
+	str(&c.PublicURL, "OCV_PUBLIC_URL")
+	str(&c.DatabaseURL, "OCV_DATABASE_URL")
+	str(&c.DataDir, "OCV_DATA_DIR")
+	str(&c.EnclaveAddr, "OCV_ENCLAVE_ADDR")
+	list(&c.AttestationRoots, "OCV_ATTESTATION_ROOT")
+	list(&c.AllowedPCR0, "OCV_ATTESTATION_PCR0")
+	str(&c.TLSMode, "OCV_TLS_MODE")
+	list(&c.TLSHosts, "OCV_TLS_HOSTS")
+	list(&c.ACMEDomains, "OCV_ACME_DOMAINS")
+	str(&c.ACMEEmail, "OCV_ACME_EMAIL")
+	str(&c.ACMECA, "OCV_ACME_CA")
+	dur(&c.TokenTTL, "OCV_TOKEN_TTL")
+	str(&c.LogLevel, "OCV_LOG_LEVEL")
+	num("OCV_MAX_BODY_BYTES", func(n int64) { c.MaxBodyBytes = n })
+	num("OCV_ENCLAVE_POOL_SIZE", func(n int64) { c.EnclavePoolSize = int(n) })
+	num("OCV_DATABASE_MAX_CONNS", func(n int64) { c.DBMaxConns = int32(n) })
+	if v, ok := lookup("OCV_ACCESS_LOG"); ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("OCV_ACCESS_LOG: %w", err))
+		}
+		c.AccessLog = b
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks every field and names the ones that are wrong.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, why string) { errs = append(errs, fmt.Errorf("config %s: %s", field, why)) }
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		bad("listen", "must be host:port")
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || u.Scheme != "https" || u.Host == "" {
+		bad("public_url", "must be an https:// URL")
+	}
+	if c.DatabaseURL == "" {
+		bad("database_url", "is required (OCV_DATABASE_URL); `make run` starts a private cluster and sets it")
+	}
+	if !strings.HasPrefix(c.EnclaveAddr, "unix://") && !strings.HasPrefix(c.EnclaveAddr, "vsock://") {
+		bad("enclave_addr", "must be unix:///path or vsock://CID:PORT")
+	}
+	if c.EnclavePoolSize < 1 || c.EnclavePoolSize > 1024 {
+		bad("enclave_pool_size", "must be 1 to 1024")
+	}
+	if len(c.AllowedPCR0) == 0 {
+		bad("allowed_pcr0", "at least one enclave measurement is required (fail closed); in simulator mode: sha384sum bin/ocv-enclave")
+	}
+	for _, p := range c.AllowedPCR0 {
+		if b, err := hex.DecodeString(strings.TrimSpace(p)); err != nil || len(b) != 48 {
+			bad("allowed_pcr0", "each value must be 48 bytes, hex-encoded")
+		}
+	}
+	switch c.TLSMode {
+	case "dev":
+	case "acme":
+		if len(c.ACMEDomains) == 0 {
+			bad("acme_domains", "at least one domain is required in acme mode")
+		}
+	default:
+		bad("tls_mode", `must be "dev" or "acme"`)
+	}
+	if c.TokenTTL < time.Minute || c.TokenTTL > 24*time.Hour {
+		bad("token_ttl", "must be between 1m and 24h")
+	}
+	if c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 64<<20 {
+		bad("max_body_bytes", "must be between 1 KiB and 64 MiB")
+	}
+	if c.DBMaxConns < 2 {
+		bad("database_max_conns", "must be at least 2")
+	}
+	if c.SealInterval <= 0 {
+		bad("audit_seal_interval", "must be positive")
+	}
+	return errors.Join(errs...)
+}
+
+// Masked returns the configuration as YAML with secrets (the database
+// password) masked, for --print-config.
+func (c Config) Masked() string {
+	m := c
+	if u, err := url.Parse(c.DatabaseURL); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			m.DatabaseURL = u.String()
+		}
+	}
+	b, _ := yaml.Marshal(m)
+	return string(b)
+}

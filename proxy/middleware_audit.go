@@ -1,0 +1,121 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/auditchain"
+	"github.com/opencustody/ocv/proxy/auditlog"
+)
+
+// Appender stores an audit event durably before it returns.
+type Appender interface {
+	Append(ctx context.Context, ev *auditchain.Event) error
+}
+
+// maxResourceBytes bounds what an unmatched request path puts in an event.
+const maxResourceBytes = 256
+
+// audit is the outermost middleware (spec order 1): every request becomes
+// an audit event, stored before its response leaves. The response is
+// buffered until the event is durable; if it cannot be stored, the client
+// gets a 500 instead (fail closed).
+func (s *Server) audit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		route := routeFrom(r.Context())
+		action := "http.request"
+		if route != nil {
+			action = route.Action
+		}
+		resource := r.URL.EscapedPath()
+		if len(resource) > maxResourceBytes {
+			resource = resource[:maxResourceBytes]
+		}
+		entry := &auditlog.Entry{Event: auditchain.Event{
+			OrgID: auditchain.SystemOrg, OccurredAt: time.Now().UTC().Truncate(time.Microsecond),
+			RequestID: w.Header().Get("X-Request-Id"), ActorType: "anonymous", Action: action,
+			Resource: resource, ClientIP: clientIP(r),
+		}}
+		bw := bufferPool.Get().(*bufferedWriter)
+		bw.reset(w)
+		defer bufferPool.Put(bw)
+
+		next.ServeHTTP(bw, r.WithContext(auditlog.WithEntry(r.Context(), entry)))
+
+		if !entry.IsPersisted() {
+			if err := s.audits.Append(r.Context(), entry.Prepare(bw.status)); err != nil {
+				s.log.Error("storing audit event; failing the request", "request_id", entry.Event.RequestID, "err", err)
+				bw.discard()
+				problem.Write(bw, problem.New(http.StatusInternalServerError, "audit_unavailable",
+					"the request could not be audited, so it was not served"))
+			}
+		}
+		bw.flush()
+	})
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// bufferedWriter holds a response until its audit event is durable.
+type bufferedWriter struct {
+	w       http.ResponseWriter
+	status  int
+	wrote   bool
+	body    bytes.Buffer
+	pending http.Header
+}
+
+var bufferPool = sync.Pool{New: func() any { return &bufferedWriter{pending: http.Header{}} }}
+
+func (b *bufferedWriter) reset(w http.ResponseWriter) {
+	b.w, b.status, b.wrote = w, http.StatusOK, false
+	b.body.Reset()
+	clear(b.pending)
+}
+
+func (b *bufferedWriter) Header() http.Header { return b.pending }
+
+func (b *bufferedWriter) WriteHeader(status int) {
+	if !b.wrote {
+		b.status, b.wrote = status, true
+	}
+}
+
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	b.wrote = true
+	return b.body.Write(p)
+}
+
+// discard drops what the handler wrote (headers and body).
+func (b *bufferedWriter) discard() {
+	b.status, b.wrote = http.StatusOK, false
+	b.body.Reset()
+	clear(b.pending)
+}
+
+func (b *bufferedWriter) flush() {
+	h := b.w.Header()
+	for k, v := range b.pending {
+		h[k] = v
+	}
+	if b.body.Len() > 0 && h.Get("Content-Length") == "" {
+		h.Set("Content-Length", strconv.Itoa(b.body.Len()))
+	}
+	b.w.WriteHeader(b.status)
+	if b.body.Len() > 0 {
+		_, _ = b.w.Write(b.body.Bytes())
+	}
+	b.w = nil
+}

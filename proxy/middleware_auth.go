@@ -1,0 +1,63 @@
+package proxy
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
+)
+
+// authenticate is spec order 4: routes other than public ones need a valid
+// bearer token (401 otherwise), and the route table's access level decides
+// whether this kind of principal may call the route (403).
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		route := routeFrom(r.Context())
+		if route == nil || route.Access == Public {
+			next.ServeHTTP(w, r)
+			return
+		}
+		token, ok := bearer(r)
+		if !ok {
+			unauthorized(w, "a bearer token is required")
+			return
+		}
+		p, err := s.verifier.Verify(r.Context(), token)
+		if errors.Is(err, auth.ErrInvalidToken) {
+			unauthorized(w, "the access token is invalid, expired or revoked")
+			return
+		}
+		if err != nil {
+			problem.Write(w, problem.FromError(err))
+			return
+		}
+		auditlog.FromContext(r.Context()).SetOrg(p.OrgID, p.Type, p.ID)
+		switch {
+		case route.Access == UserOnly && p.Type != auth.PrincipalUser:
+			problem.Write(w, problem.New(http.StatusForbidden, problem.TypeHumanOnly, "this route is for human users only"))
+			return
+		case route.Access == AdminOnly && p.Role != "admin" && p.Role != "super_admin":
+			problem.Write(w, problem.New(http.StatusForbidden, problem.TypeForbidden, "this route is for administrators only"))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+	})
+}
+
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+func unauthorized(w http.ResponseWriter, detail string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="ocv"`)
+	problem.Write(w, problem.Unauthorized(problem.TypeInvalidToken, detail))
+}

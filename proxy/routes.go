@@ -1,0 +1,35 @@
+package proxy
+
+import (
+	"net/http"
+
+	"github.com/opencustody/ocv/api/handlers"
+)
+
+// Routes is the route table: for every route its access level and audit
+// action. The router enforces the access level; handlers never re-check it.
+func Routes(h *handlers.Handlers) []Route {
+	return []Route{
+		{http.MethodGet, "/v1/health", Public, "health.read", h.Health, nil},
+		{http.MethodGet, "/v1/health/hsm", Public, "health.hsm", h.HSMHealth, nil},
+		{http.MethodGet, "/v1/attestation", Public, "attestation.read", h.Attestation, nil},
+		{http.MethodGet, "/openapi.json", Public, "openapi.read", h.OpenAPIDoc, nil},
+		{http.MethodGet, "/.well-known/jwks.json", Public, "jwks.read", h.JWKS, nil},
+
+		{http.MethodPost, "/v1/auth/signup", Public, "auth.signup", h.Signup, nil},
+		{http.MethodPost, "/v1/auth/token", Public, "auth.token", h.Token, nil},
+		{http.MethodDelete, "/v1/auth/token", Any, "auth.token.revoke", h.RevokeToken, nil},
+
+		{http.MethodPost, "/v1/vaults", UserOnly, "vault.create", h.CreateVault, nil},
+		{http.MethodGet, "/v1/vaults", Any, "vault.list", h.ListVaults, nil},
+		{http.MethodGet, "/v1/vaults/{id}", Any, "vault.read", h.GetVault, nil},
+		{http.MethodDelete, "/v1/vaults/{id}", UserOnly, "vault.delete", h.DeleteVault, nil},
+
+		{http.MethodGet, "/v1/vaults/{vault_id}/secrets", Any, "secret.list", h.ListSecrets, nil},
+		{http.MethodPut, "/v1/vaults/{vault_id}/secrets/{path...}", Any, "secret.write", h.PutSecret, nil},
+		{http.MethodGet, "/v1/vaults/{vault_id}/secrets/{path...}", Any, "secret.read", h.GetSecret, nil},
+		{http.MethodDelete, "/v1/vaults/{vault_id}/secrets/{path...}", Any, "secret.delete", h.DeleteSecret, nil},
+
+		{http.MethodGet, "/v1/audit/events", UserOnly, "audit.list", h.ListAuditEvents, nil},
+	}
+}

@@ -1,0 +1,96 @@
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/opencustody/ocv/api/handlers"
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/obs"
+	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
+)
+
+// Server is the proxy's HTTP handler: routing, then the middleware chain in
+// the spec's order (audit → limits → authentication → handler; rate limit,
+// payment, IP filter and metering slot in between as they land).
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	router   *router
+	audits   Appender
+	verifier *auth.Verifier
+	chain    http.Handler
+}
+
+// NewServer builds the handler over h's routes.
+func NewServer(cfg Config, log *slog.Logger, h *handlers.Handlers, audits Appender, verifier *auth.Verifier) *Server {
+	s := &Server{cfg: cfg, log: log, router: newRouter(Routes(h)), audits: audits, verifier: verifier}
+	s.chain = s.audit(s.limits(s.authenticate(http.HandlerFunc(s.dispatch))))
+	return s
+}
+
+type routeKey struct{}
+
+func routeFrom(ctx context.Context) *Route {
+	r, _ := ctx.Value(routeKey{}).(*Route)
+	return r
+}
+
+// allowedKey carries the methods a path allows when the method did not match.
+type allowedKey struct{}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	reqID := obs.RequestID()
+	w.Header().Set("X-Request-Id", reqID)
+	route, allowed := s.router.match(r)
+	ctx := context.WithValue(r.Context(), routeKey{}, route)
+	if route == nil && allowed != nil {
+		ctx = context.WithValue(ctx, allowedKey{}, allowed)
+	}
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	s.chain.ServeHTTP(sw, r.WithContext(ctx))
+	if s.cfg.AccessLog {
+		name := "unmatched"
+		if route != nil {
+			name = route.Method + " " + route.Pattern
+		}
+		p, _ := auth.FromContext(ctx)
+		s.log.LogAttrs(ctx, slog.LevelInfo, "request",
+			slog.String("request_id", reqID), slog.String("route", name), slog.Int("status", sw.status),
+			slog.Duration("latency", time.Since(start)), slog.String("principal", p.ID))
+	}
+}
+
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
+	route := routeFrom(r.Context())
+	if route == nil {
+		if allowed, ok := r.Context().Value(allowedKey{}).([]string); ok {
+			methodNotAllowed(w, allowed)
+			return
+		}
+		notFound(w)
+		return
+	}
+	if err := route.Handler(w, r); err != nil {
+		p := problem.FromError(err)
+		if p.Status >= 500 {
+			s.log.Error("request failed", "request_id", auditlog.FromContext(r.Context()).Event.RequestID, "route", route.Pattern, "err", err)
+		}
+		problem.Write(w, p)
+	}
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}
