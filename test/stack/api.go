@@ -1,0 +1,100 @@
+package stack
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Response is an HTTP answer with its body read.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a map.
+func (r Response) JSON(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("decoding %d answer %q: %v", r.Status, r.Body, err)
+	}
+	return m
+}
+
+// Do sends a request. body may be nil, a string (sent as is) or any value
+// (sent as JSON).
+func (s *Stack) Do(method, path, token string, body any) Response {
+	s.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		rd = bytes.NewReader(enc)
+	}
+	req, err := http.NewRequest(method, s.BaseURL+path, rd)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := s.HTTP.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// Account is a signed-up user with a token.
+type Account struct {
+	Email, Password, UserID, OrgID, Token string
+}
+
+// SignUp creates a user (and its organization) and signs in.
+func (s *Stack) SignUp(email string) Account {
+	s.t.Helper()
+	a := Account{Email: email, Password: "correct horse battery " + randHex(4)}
+	r := s.Do("POST", "/v1/auth/signup", "", map[string]string{"email": a.Email, "password": a.Password})
+	if r.Status != http.StatusCreated {
+		s.t.Fatalf("signup: %d %s", r.Status, r.Body)
+	}
+	m := r.JSON(s.t)
+	a.UserID, a.OrgID = m["user_id"].(string), m["org_id"].(string)
+	r = s.Do("POST", "/v1/auth/token", "", map[string]string{"email": a.Email, "password": a.Password})
+	if r.Status != http.StatusOK {
+		s.t.Fatalf("token: %d %s", r.Status, r.Body)
+	}
+	a.Token = r.JSON(s.t)["access_token"].(string)
+	return a
+}
+
+// CreateVault creates a vault and returns its id.
+func (s *Stack) CreateVault(token, name string) string {
+	s.t.Helper()
+	r := s.Do("POST", "/v1/vaults", token, map[string]string{"name": name})
+	if r.Status != http.StatusCreated {
+		s.t.Fatalf("create vault: %d %s", r.Status, r.Body)
+	}
+	return r.JSON(s.t)["id"].(string)
+}

@@ -1,0 +1,335 @@
+// Package stack boots OCV's two binaries for end-to-end tests: a fresh
+// SoftHSM2 token, a fresh PostgreSQL database, ocv-enclave on a Unix socket
+// with the simulated attester, and ocv-proxy serving HTTPS with its dev CA.
+// Nothing is mocked.
+package stack
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha512"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/opencustody/ocv/internal/store/storetest"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// Bin returns the path of a binary built once per test process (with -race).
+func Bin(t testing.TB, name string) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "ocv-e2e-bin-")
+		if buildErr != nil {
+			return
+		}
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Join(filepath.Dir(file), "..", "..")
+		cmd := exec.Command("go", "build", "-race", "-o", binDir+"/", "./cmd/ocv-enclave", "./cmd/ocv-proxy", "./cmd/ocv")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building binaries: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, name)
+}
+
+// Stack is one running OCV deployment.
+type Stack struct {
+	t           testing.TB
+	Dir         string
+	BaseURL     string
+	DatabaseURL string
+	EnclaveAddr string
+	SocketPath  string
+	RootPath    string
+	PCR0        string
+	HTTP        *http.Client
+
+	enclaveEnv []string
+	enclave    *exec.Cmd
+	proxy      *exec.Cmd
+	mu         sync.Mutex
+	logs       []string
+}
+
+// Option changes how a stack starts.
+type Option func(*options)
+
+type options struct {
+	proxyEnv []string
+}
+
+// WithProxyEnv adds environment variables to the proxy (e.g. a wrong PCR0).
+func WithProxyEnv(kv ...string) Option {
+	return func(o *options) { o.proxyEnv = append(o.proxyEnv, kv...) }
+}
+
+// Start boots a stack and waits until the proxy reports an attested enclave
+// (unless the options make that impossible; then it returns once the proxy
+// answers /v1/health).
+func Start(t testing.TB, opts ...Option) *Stack {
+	t.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	// Unix socket paths are limited to 108 bytes: keep the directory short.
+	dir, err := os.MkdirTemp("", "ocv-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	s := &Stack{t: t, Dir: dir, SocketPath: filepath.Join(dir, "enclave.sock")}
+	s.EnclaveAddr = "unix://" + s.SocketPath
+	s.RootPath = filepath.Join(dir, "attestation", "root.pem")
+	s.DatabaseURL = storetest.NewDatabase(t)
+
+	conf := s.initToken()
+	enclaveBin := Bin(t, "ocv-enclave")
+	sum, err := fileSHA384(enclaveBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.PCR0 = sum
+	s.enclaveEnv = []string{
+		"SOFTHSM2_CONF=" + conf,
+		"OCV_ENCLAVE_LISTEN=" + s.EnclaveAddr,
+		"OCV_ENCLAVE_TOKEN_LABEL=ocv",
+		"OCV_ENCLAVE_PIN_FILE=" + filepath.Join(dir, "softhsm", "pin"),
+		"OCV_ENCLAVE_ATTESTER=sim",
+		"OCV_ENCLAVE_ATTESTATION_DIR=" + filepath.Join(dir, "attestation"),
+	}
+	s.StartEnclave()
+
+	port := freePort(t)
+	s.BaseURL = "https://127.0.0.1:" + port
+	env := []string{
+		"OCV_LISTEN=127.0.0.1:" + port,
+		"OCV_DATABASE_URL=" + s.DatabaseURL,
+		"OCV_ENCLAVE_ADDR=" + s.EnclaveAddr,
+		"OCV_DATA_DIR=" + dir,
+		"OCV_ATTESTATION_PCR0=" + s.PCR0,
+		"OCV_ATTESTATION_ROOT=" + s.RootPath,
+	}
+	s.proxy = s.run("proxy", Bin(t, "ocv-proxy"), append(env, o.proxyEnv...))
+	s.waitHTTP()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+func (s *Stack) initToken() string {
+	t := s.t
+	hsm := filepath.Join(s.Dir, "softhsm")
+	if err := os.MkdirAll(filepath.Join(hsm, "tokens"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(hsm, "softhsm2.conf")
+	body := fmt.Sprintf("directories.tokendir = %s\nobjectstore.backend = file\nlog.level = ERROR\n", filepath.Join(hsm, "tokens"))
+	if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pin, so := randHex(8), randHex(8)
+	if err := os.WriteFile(filepath.Join(hsm, "pin"), []byte(pin), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("softhsm2-util", "--init-token", "--free", "--label", "ocv", "--pin", pin, "--so-pin", so)
+	cmd.Env = append(os.Environ(), "SOFTHSM2_CONF="+conf)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("initialising SoftHSM token (is softhsm2 installed?): %v\n%s", err, out)
+	}
+	return conf
+}
+
+// StartEnclave starts (or restarts) the enclave and waits for its socket.
+func (s *Stack) StartEnclave() {
+	s.t.Helper()
+	_ = os.Remove(s.SocketPath)
+	s.enclave = s.run("enclave", Bin(s.t, "ocv-enclave"), s.enclaveEnv)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("unix", s.SocketPath); err == nil {
+			c.Close()
+			return
+		}
+		if s.enclave.ProcessState != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.t.Fatalf("enclave did not listen on %s; logs:\n%s", s.SocketPath, s.Logs())
+}
+
+// KillEnclave stops the enclave abruptly.
+func (s *Stack) KillEnclave() {
+	s.t.Helper()
+	if s.enclave != nil && s.enclave.Process != nil {
+		_ = s.enclave.Process.Kill()
+		_ = s.enclave.Wait()
+	}
+}
+
+func (s *Stack) run(name, bin string, env []string) *exec.Cmd {
+	s.t.Helper()
+	logPath := filepath.Join(s.Dir, name+".log")
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(cleanEnv(), env...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("starting %s: %v", name, err)
+	}
+	s.mu.Lock()
+	s.logs = append(s.logs, logPath)
+	s.mu.Unlock()
+	return cmd
+}
+
+// cleanEnv drops OCV_* and PG* variables of the test's environment.
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if len(kv) >= 4 && (kv[:4] == "OCV_" || kv[:2] == "PG") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func (s *Stack) waitHTTP() {
+	s.t.Helper()
+	ca := filepath.Join(s.Dir, "tls", "ca.pem")
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		if s.proxy.ProcessState != nil {
+			break
+		}
+		if pem, err := os.ReadFile(ca); err == nil && s.HTTP == nil {
+			pool := x509.NewCertPool()
+			if pool.AppendCertsFromPEM(pem) {
+				s.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+					TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: 32}}
+			}
+		}
+		if s.HTTP != nil {
+			if resp, err := s.HTTP.Get(s.BaseURL + "/v1/health"); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("proxy did not answer at %s; logs:\n%s", s.BaseURL, s.Logs())
+}
+
+// WaitAttested polls /v1/health/hsm until it answers 200.
+func (s *Stack) WaitAttested() {
+	s.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := s.HTTP.Get(s.BaseURL + "/v1/health/hsm"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("enclave never attested; logs:\n%s", s.Logs())
+}
+
+// Stop terminates both processes.
+func (s *Stack) Stop() {
+	for _, c := range []*exec.Cmd{s.proxy, s.enclave} {
+		if c == nil || c.Process == nil || c.ProcessState != nil {
+			continue
+		}
+		_ = c.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = c.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = c.Process.Kill()
+			<-done
+		}
+	}
+}
+
+// Logs returns everything both processes wrote.
+func (s *Stack) Logs() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b bytes.Buffer
+	seen := map[string]bool{}
+	for _, p := range s.logs {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		data, _ := os.ReadFile(p)
+		fmt.Fprintf(&b, "==> %s <==\n%s\n", filepath.Base(p), data)
+	}
+	return b.String()
+}
+
+// Context returns a context bounded for one test step.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func freePort(t testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
+
+func fileSHA384(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha512.Sum384(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
