@@ -52,7 +52,7 @@ func (s *Server) audit(next http.Handler) http.Handler {
 			if err := s.audits.Append(r.Context(), entry.Prepare(bw.status)); err != nil {
 				s.log.Error("storing audit event; failing the request", "request_id", entry.Event.RequestID, "err", err)
 				bw.discard()
-				problem.Write(bw, problem.New(http.StatusInternalServerError, "audit_unavailable",
+				problem.Write(bw, problem.New(http.StatusInternalServerError, problem.TypeAuditUnavailable,
 					"the request could not be audited, so it was not served"))
 			}
 		}

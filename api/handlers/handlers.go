@@ -40,17 +40,15 @@ type EnclaveState struct {
 	Since      time.Time
 	Mode       string
 	Simulated  bool
-	ModuleID   string
-	VerifiedAt time.Time
 }
 
 // Enclave is the attested channel to the enclave.
 type Enclave interface {
 	CreateKEK(ctx context.Context, orgID, vaultID string) (uint32, error)
-	Seal(ctx context.Context, req *wire.SealRequest) (*wire.SealResponse, error)
-	Open(ctx context.Context, req *wire.OpenRequest) ([]byte, error)
+	Seal(ctx context.Context, req wire.SealRequest) (wire.SealResponse, error)
+	Open(ctx context.Context, req wire.OpenRequest) ([]byte, error)
 	Attest(ctx context.Context, nonce []byte) ([]byte, error)
-	Health(ctx context.Context) (*wire.HealthResponse, error)
+	Health(ctx context.Context) (wire.HealthResponse, error)
 	PublicKeys(ctx context.Context) ([]wire.PublicKey, error)
 	State() EnclaveState
 }

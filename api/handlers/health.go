@@ -29,10 +29,9 @@ type hsmHealth struct {
 }
 
 type attestationHealth struct {
-	Status     string  `json:"status"`
-	Simulated  bool    `json:"simulated"`
-	ModuleID   string  `json:"module_id,omitempty"`
-	VerifiedAt *string `json:"verified_at,omitempty"`
+	Status    string  `json:"status"`
+	Simulated bool    `json:"simulated"`
+	Since     *string `json:"since,omitempty"`
 }
 
 // HSMHealth answers GET /v1/health/hsm: whether the enclave is attested and
@@ -40,7 +39,7 @@ type attestationHealth struct {
 func (h *Handlers) HSMHealth(w http.ResponseWriter, r *http.Request) error {
 	st := h.Enclave.State()
 	out := hsmHealth{Status: "ok", Mode: st.Mode, HSM: "unknown",
-		Attestation: attestationHealth{Status: "unverified", Simulated: st.Simulated, ModuleID: st.ModuleID}}
+		Attestation: attestationHealth{Status: "unverified", Simulated: st.Simulated, Since: timePtr(&st.Since)}}
 	if out.Mode == "" {
 		out.Mode = "unknown"
 	}
@@ -49,7 +48,6 @@ func (h *Handlers) HSMHealth(w http.ResponseWriter, r *http.Request) error {
 		return writeJSON(w, http.StatusServiceUnavailable, out)
 	}
 	out.Attestation.Status = "verified"
-	out.Attestation.VerifiedAt = timePtr(&st.VerifiedAt)
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	hr, err := h.Enclave.Health(ctx)

@@ -121,7 +121,7 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 	sec, created, err := h.Store.PutSecret(r.Context(),
 		store.Secret{OrgID: p.OrgID, VaultID: vaultID, Path: path, Type: *in.Type, Metadata: meta, ExpiresAt: in.ExpiresAt},
 		func(ctx context.Context, version uint32) (store.Sealed, error) {
-			resp, err := h.Enclave.Seal(ctx, &wire.SealRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
+			resp, err := h.Enclave.Seal(ctx, wire.SealRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
 				SecretVersion: version, Plaintext: value})
 			if err != nil {
 				return store.Sealed{}, err
@@ -166,7 +166,7 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 	if sec.ExpiresAt != nil && !time.Now().Before(*sec.ExpiresAt) {
 		return problem.New(http.StatusGone, problem.TypeGone, "the secret expired at "+sec.ExpiresAt.UTC().Format(time.RFC3339))
 	}
-	plain, err := h.Enclave.Open(r.Context(), &wire.OpenRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
+	plain, err := h.Enclave.Open(r.Context(), wire.OpenRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
 		SecretVersion: sec.Version, WrappedDEK: sealed.WrappedDEK, Ciphertext: sealed.Ciphertext})
 	if err != nil {
 		return err

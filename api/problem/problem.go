@@ -27,6 +27,7 @@ const (
 	TypeEnclaveUnavailable = "enclave_unavailable"
 	TypeIntegrity          = "integrity_error"
 	TypeInternal           = "internal_error"
+	TypeAuditUnavailable   = "audit_unavailable"
 )
 
 // Problem is an error with an HTTP answer. Detail is shown to the client, so

@@ -1,0 +1,457 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/stretchr/testify/require"
+)
+
+// implementedRoute is one row of proxy/routes.go as this document describes it.
+type implementedRoute struct {
+	Method  string // as in routes.go: http.MethodGet → "GET"
+	Pattern string // the route pattern, {path...} included
+	Access  string // Public, Any, UserOnly or AdminOnly
+}
+
+// implementedRoutes is the route table the document covers. It must equal
+// proxy/routes.go (checked by parsing its text: importing proxy would make an
+// import cycle once the proxy serves this package's JSON).
+var implementedRoutes = []implementedRoute{
+	{"GET", "/v1/health", "Public"},
+	{"GET", "/v1/health/hsm", "Public"},
+	{"GET", "/v1/attestation", "Public"},
+	{"GET", "/openapi.json", "Public"},
+	{"GET", "/.well-known/jwks.json", "Public"},
+	{"POST", "/v1/auth/signup", "Public"},
+	{"POST", "/v1/auth/token", "Public"},
+	{"DELETE", "/v1/auth/token", "Any"},
+	{"POST", "/v1/vaults", "UserOnly"},
+	{"GET", "/v1/vaults", "Any"},
+	{"GET", "/v1/vaults/{id}", "Any"},
+	{"DELETE", "/v1/vaults/{id}", "UserOnly"},
+	{"GET", "/v1/vaults/{vault_id}/secrets", "Any"},
+	{"PUT", "/v1/vaults/{vault_id}/secrets/{path...}", "Any"},
+	{"GET", "/v1/vaults/{vault_id}/secrets/{path...}", "Any"},
+	{"DELETE", "/v1/vaults/{vault_id}/secrets/{path...}", "Any"},
+	{"GET", "/v1/audit/events", "UserOnly"},
+}
+
+// openAPIPath turns a route pattern into its OpenAPI path template: a
+// trailing {name...} is documented as {name} (with x-ocv-route on the item).
+func openAPIPath(pattern string) string { return strings.ReplaceAll(pattern, "...}", "}") }
+
+func loadDoc(t testing.TB, data []byte) *openapi3.T {
+	t.Helper()
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(data)
+	require.NoError(t, err)
+	return doc
+}
+
+func TestDocumentValidates(t *testing.T) {
+	js, err := JSON()
+	require.NoError(t, err)
+	tests := map[string]struct {
+		data []byte
+	}{
+		"yaml as embedded": {data: YAML()},
+		"json rendering":   {data: js},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			doc := loadDoc(t, tc.data)
+			require.Equal(t, "3.1.0", doc.OpenAPI)
+			require.True(t, doc.IsOpenAPI31OrLater())
+			require.Equal(t, "0.1.0", doc.Info.Version, "info.version is the document's own version, not /v1")
+			require.NoError(t, doc.Validate(context.Background(), openapi3.EnableExamplesValidation()))
+		})
+	}
+}
+
+func TestJSONIsValidAndMatchesYAML(t *testing.T) {
+	js, err := JSON()
+	require.NoError(t, err)
+	require.True(t, json.Valid(js))
+
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(js, &got))
+	paths, ok := got["paths"].(map[string]any)
+	require.True(t, ok)
+	for p, item := range paths {
+		ops, ok := item.(map[string]any)
+		require.True(t, ok, p)
+		for m, op := range ops {
+			opm, ok := op.(map[string]any)
+			if !ok || m == "parameters" {
+				continue
+			}
+			resp, ok := opm["responses"].(map[string]any)
+			require.True(t, ok, "%s %s has responses", m, p)
+			for code := range resp {
+				_, err := strconv.Atoi(code)
+				require.NoError(t, err, "status keys are strings of digits")
+			}
+		}
+	}
+
+	// JSON hands out a copy: modifying it does not change the next call.
+	js[0] = 'X'
+	again, err := JSON()
+	require.NoError(t, err)
+	require.True(t, json.Valid(again))
+}
+
+// parseRoutesFile reads the route table out of proxy/routes.go: every
+// composite literal {http.MethodX, "pattern", Access, ...}.
+func parseRoutesFile(t *testing.T) []implementedRoute {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "../proxy/routes.go", nil, 0)
+	require.NoError(t, err)
+	var out []implementedRoute
+	ast.Inspect(f, func(n ast.Node) bool {
+		cl, ok := n.(*ast.CompositeLit)
+		if !ok || len(cl.Elts) < 3 {
+			return true
+		}
+		sel, ok := cl.Elts[0].(*ast.SelectorExpr)
+		if !ok || !strings.HasPrefix(sel.Sel.Name, "Method") {
+			return true
+		}
+		lit, ok := cl.Elts[1].(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		pattern, err := strconv.Unquote(lit.Value)
+		require.NoError(t, err)
+		access, ok := cl.Elts[2].(*ast.Ident)
+		require.True(t, ok, "access level of %s is an identifier", pattern)
+		out = append(out, implementedRoute{
+			Method: strings.ToUpper(strings.TrimPrefix(sel.Sel.Name, "Method")), Pattern: pattern, Access: access.Name,
+		})
+		return false
+	})
+	return out
+}
+
+func routeKey(r implementedRoute) string { return r.Method + " " + r.Pattern }
+
+func TestRoutesMatchProxyRouteTable(t *testing.T) {
+	parsed := parseRoutesFile(t)
+	require.Len(t, implementedRoutes, 17)
+	require.ElementsMatch(t, implementedRoutes, parsed, "proxy/routes.go changed: update openapi.yaml and implementedRoutes")
+
+	doc := loadDoc(t, YAML())
+	want := map[string]bool{}
+	for _, r := range implementedRoutes {
+		want[r.Method+" "+openAPIPath(r.Pattern)] = true
+	}
+	got := map[string]bool{}
+	for p, item := range doc.Paths.Map() {
+		for m := range item.Operations() {
+			got[m+" "+p] = true
+		}
+		if strings.Contains(p, "{path}") {
+			require.Equal(t, strings.ReplaceAll(p, "{path}", "{path...}"), item.Extensions["x-ocv-route"],
+				"%s names its catch-all route", p)
+		}
+	}
+	require.Equal(t, slices.Sorted(maps.Keys(want)), slices.Sorted(maps.Keys(got)))
+}
+
+func TestOperationsDocumentAccessLevel(t *testing.T) {
+	doc := loadDoc(t, YAML())
+	require.NotNil(t, doc.Components.SecuritySchemes["bearerAuth"])
+	for _, r := range implementedRoutes {
+		t.Run(routeKey(r), func(t *testing.T) {
+			op := doc.Paths.Find(openAPIPath(r.Pattern)).GetOperation(r.Method)
+			require.NotNil(t, op)
+			require.NotNil(t, op.Responses.Value("500"), "every route can answer 500 audit_unavailable")
+			if r.Access == "Public" {
+				require.NotNil(t, op.Security)
+				require.Empty(t, *op.Security, "public routes override the global bearer requirement")
+				return
+			}
+			require.Nil(t, op.Security, "authenticated routes inherit the global bearer requirement")
+			unauth := op.Responses.Value("401")
+			require.NotNil(t, unauth)
+			require.Equal(t, "#/components/responses/Unauthorized", unauth.Ref)
+			require.NotNil(t, unauth.Value.Headers["WWW-Authenticate"])
+			require.NotNil(t, op.Responses.Value("503"), "token keys come from the enclave")
+			forbidden := op.Responses.Value("403")
+			if r.Access == "UserOnly" {
+				require.NotNil(t, forbidden)
+				require.Equal(t, "#/components/responses/HumanOnly", forbidden.Ref)
+			} else {
+				require.Nil(t, forbidden)
+			}
+		})
+	}
+}
+
+func TestEveryResponseCarriesRequestID(t *testing.T) {
+	doc := loadDoc(t, YAML())
+	for p, item := range doc.Paths.Map() {
+		for m, op := range item.Operations() {
+			for code, resp := range op.Responses.Map() {
+				require.NotNil(t, resp.Value.Headers["X-Request-Id"], "%s %s %s", m, p, code)
+			}
+			for code, resp := range op.Responses.Map() {
+				if code[0] == '4' || (code[0] == '5' && !strings.HasPrefix(p, "/v1/health")) {
+					require.NotNil(t, resp.Value.Content.Get("application/problem+json"), "%s %s %s", m, p, code)
+				}
+			}
+		}
+	}
+	for name, resp := range doc.Components.Responses {
+		require.NotNil(t, resp.Value.Headers["X-Request-Id"], name)
+	}
+}
+
+// problemTypesInCode collects every problem type the code can answer: the
+// Type constants of api/problem and string literals passed to problem.New
+// by the proxy and the handlers (audit_unavailable is one).
+func problemTypesInCode(t *testing.T) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob("../proxy/*.go")
+	require.NoError(t, err)
+	more, err := filepath.Glob("handlers/*.go")
+	require.NoError(t, err)
+	files = append(append(files, more...), "problem/problem.go")
+	out := map[string]bool{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		require.NoError(t, err)
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				if len(n.Names) == 1 && strings.HasPrefix(n.Names[0].Name, "Type") && len(n.Values) == 1 {
+					if lit, ok := n.Values[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						out[mustUnquote(t, lit.Value)] = true
+					}
+				}
+			case *ast.CallExpr:
+				sel, ok := n.Fun.(*ast.SelectorExpr)
+				if ok && sel.Sel.Name == "New" && len(n.Args) == 3 {
+					if lit, ok := n.Args[1].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						out[mustUnquote(t, lit.Value)] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func mustUnquote(t *testing.T, s string) string {
+	t.Helper()
+	u, err := strconv.Unquote(s)
+	require.NoError(t, err)
+	return u
+}
+
+func TestProblemTypesDocumented(t *testing.T) {
+	doc := loadDoc(t, YAML())
+	documented, ok := doc.Extensions["x-problem-types"].(map[string]any)
+	require.True(t, ok, "x-problem-types is a map")
+	inCode := problemTypesInCode(t)
+	require.True(t, inCode["audit_unavailable"])
+	implemented := map[string]bool{}
+	for slug, v := range documented {
+		entry, ok := v.(map[string]any)
+		require.True(t, ok, slug)
+		require.NotEmpty(t, entry["meaning"], slug)
+		require.NotNil(t, entry["status"], slug)
+		if entry["reserved"] != true {
+			implemented[slug] = true
+		}
+	}
+	require.Equal(t, slices.Sorted(maps.Keys(inCode)), slices.Sorted(maps.Keys(implemented)),
+		"every problem type the code answers is documented, and no other is marked implemented")
+}
+
+// handlerStructs parses api/handlers and returns each struct's JSON names.
+func handlerStructs(t *testing.T) (map[string][]string, *ast.File) {
+	t.Helper()
+	files, err := filepath.Glob("handlers/*.go")
+	require.NoError(t, err)
+	out := map[string][]string{}
+	var secrets *ast.File
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		require.NoError(t, err)
+		if filepath.Base(name) == "secrets.go" {
+			secrets = f
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			for _, fld := range st.Fields.List {
+				if fld.Tag == nil || len(fld.Names) != 1 {
+					continue
+				}
+				tag := reflectTag(mustUnquote(t, fld.Tag.Value))
+				if tag != "" && tag != "-" {
+					out[ts.Name.Name] = append(out[ts.Name.Name], tag)
+				}
+			}
+			return false
+		})
+	}
+	return out, secrets
+}
+
+func reflectTag(tag string) string {
+	_, rest, ok := strings.Cut(tag, `json:"`)
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, `"`)
+	name, _, _ = strings.Cut(name, ",")
+	return name
+}
+
+func schemaProps(t *testing.T, doc *openapi3.T, name string) []string {
+	t.Helper()
+	ref := doc.Components.Schemas[name]
+	require.NotNil(t, ref, name)
+	var out []string
+	for _, s := range append([]*openapi3.SchemaRef{ref}, ref.Value.AllOf...) {
+		out = append(out, slices.Collect(maps.Keys(s.Value.Properties))...)
+	}
+	return out
+}
+
+func TestSchemasMatchHandlerStructs(t *testing.T) {
+	doc := loadDoc(t, YAML())
+	structs, secrets := handlerStructs(t)
+	pairs := map[string]string{
+		"VaultCreate": "vaultRequest", "Vault": "vaultResponse", "SecretWrite": "secretWrite",
+		"Secret": "secretResponse", "SignupRequest": "credentials", "TokenRequest": "credentials",
+		"SignupResponse": "signupResponse", "TokenResponse": "tokenResponse", "AuditEvent": "auditEvent",
+		"HSMHealth": "hsmHealth", "AttestationDocument": "attestationDoc", "JWK": "jwk",
+	}
+	for schema, st := range pairs {
+		require.ElementsMatch(t, structs[st], schemaProps(t, doc, schema), "%s documents handlers.%s", schema, st)
+	}
+
+	// SecretTypes in handlers/secrets.go is the enum of SecretType.
+	require.NotNil(t, secrets)
+	var types []any
+	ast.Inspect(secrets, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || vs.Names[0].Name != "SecretTypes" {
+			return true
+		}
+		for _, e := range vs.Values[0].(*ast.CompositeLit).Elts {
+			types = append(types, mustUnquote(t, e.(*ast.KeyValueExpr).Key.(*ast.BasicLit).Value))
+		}
+		return false
+	})
+	require.NotEmpty(t, types)
+	require.ElementsMatch(t, types, doc.Components.Schemas["SecretType"].Value.Enum)
+}
+
+func TestSchemasAcceptAndRefuse(t *testing.T) {
+	doc := loadDoc(t, YAML())
+	long := strings.Repeat("a", 256)
+	meta65 := map[string]any{}
+	for i := range 65 {
+		meta65["k"+strconv.Itoa(i)] = "v"
+	}
+	secret := `{"id":"0190f5e4-8f3b-7c4e-9a1b-2c3d4e5f6a7b","vault_id":"0190f5e4-8f3b-7c4e-9a1b-2c3d4e5f6a7c",` +
+		`"path":"prod/db","type":"password","metadata":{},"version":1,"expires_at":null,` +
+		`"created_at":"2025-01-02T03:04:05Z","updated_at":"2025-01-02T03:04:05Z"`
+	tests := map[string]struct {
+		schema string
+		body   string
+		valid  bool
+	}{
+		"ok secret write":             {"SecretWrite", `{"type":"password","value":"x"}`, true},
+		"ok secret write null fields": {"SecretWrite", `{"type":"api_key","value":"","metadata":null,"expires_at":null}`, true},
+		"fail unknown secret type":    {"SecretWrite", `{"type":"note","value":"x"}`, false},
+		// The decoder refuses unknown fields; the schema says so too.
+		"fail unknown field":        {"SecretWrite", `{"type":"password","value":"x","valu":"y"}`, false},
+		"fail missing value":        {"SecretWrite", `{"type":"password"}`, false},
+		"fail empty metadata key":   {"SecretWrite", `{"type":"password","value":"x","metadata":{"":"v"}}`, false},
+		"fail non-string metadata":  {"SecretWrite", `{"type":"password","value":"x","metadata":{"k":1}}`, false},
+		"ok vault create":           {"VaultCreate", `{"name":"prod","description":"d"}`, true},
+		"fail blank vault name":     {"VaultCreate", `{"name":"   "}`, false},
+		"fail vault name too long":  {"VaultCreate", `{"name":"` + long + `"}`, false},
+		"ok last page":              {"VaultList", `{"items":[],"next_cursor":null}`, true},
+		"fail list without cursor":  {"VaultList", `{"items":[]}`, false},
+		"ok secret read":            {"Secret", secret + `,"value":"s3cret"}`, true},
+		"fail secret read no value": {"Secret", secret + `}`, false},
+		"ok secret info":            {"SecretInfo", secret + `}`, true},
+		"ok unchained audit event": {"AuditEvent", `{"id":1,"occurred_at":"2025-01-02T03:04:05.123456Z","request_id":"00112233445566aa",` +
+			`"actor_type":"anonymous","actor_id":"","action":"http.request","resource":"/x","outcome":"failure","status":404,` +
+			`"client_ip":"127.0.0.1","chain_seq":null,"prev_id":null,"hash":null}`, true},
+		"ok problem":           {"ProblemDetails", `{"type":"not_found","title":"Not Found","status":404,"detail":"vault not found"}`, true},
+		"fail problem no type": {"ProblemDetails", `{"title":"Not Found","status":404,"detail":"x"}`, false},
+	}
+	metaBody, err := json.Marshal(map[string]any{"type": "password", "value": "x", "metadata": meta65})
+	require.NoError(t, err)
+	tests["fail 65 metadata keys"] = struct {
+		schema string
+		body   string
+		valid  bool
+	}{"SecretWrite", string(metaBody), false}
+
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var v any
+			require.NoError(t, json.Unmarshal([]byte(tc.body), &v))
+			err := doc.Components.Schemas[tc.schema].Value.VisitJSON(v, openapi3.EnableJSONSchema2020())
+			if tc.valid {
+				require.NoError(t, err)
+			} else {
+				require.Error(t, err)
+			}
+		})
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	tests := map[string]struct {
+		in      any
+		want    any
+		wantErr error
+	}{
+		"ok integer keys": {in: map[string]any{"responses": map[any]any{200: "ok", "default": []any{map[any]any{true: 1}}}},
+			want: map[string]any{"responses": map[string]any{"200": "ok", "default": []any{map[string]any{"true": 1}}}}},
+		// A mapping used as a key has no JSON spelling.
+		"fail mapping key": {in: map[any]any{"a": map[any]any{[2]int{}: 1}}, wantErr: ErrNonStringKey},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := normalize(tc.in)
+			require.ErrorIs(t, err, tc.wantErr)
+			if tc.wantErr == nil {
+				require.Equal(t, tc.want, got)
+			}
+		})
+	}
+}

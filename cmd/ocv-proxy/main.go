@@ -1,0 +1,41 @@
+// Command ocv-proxy is OCV's untrusted HTTPS edge. It loads its
+// configuration, builds its dependencies and runs until SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/opencustody/ocv/internal/obs"
+	"github.com/opencustody/ocv/proxy"
+)
+
+func main() {
+	configPath := flag.String("config", "", "YAML configuration file (optional; OCV_* variables override it)")
+	printConfig := flag.Bool("print-config", false, "print the effective configuration, secrets masked, and exit")
+	flag.Parse()
+
+	cfg, err := proxy.LoadConfig(*configPath)
+	if *printConfig {
+		fmt.Print(cfg.Masked())
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ocv-proxy:", err)
+		os.Exit(2)
+	}
+	if *printConfig {
+		return
+	}
+	log := obs.NewLogger(os.Stderr, cfg.LogLevel)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := proxy.Run(ctx, cfg, log); err != nil {
+		log.Error("proxy stopped", "err", err)
+		stop()
+		os.Exit(1)
+	}
+}

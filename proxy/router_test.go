@@ -1,0 +1,51 @@
+package proxy
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRouterMatch(t *testing.T) {
+	nop := func(http.ResponseWriter, *http.Request) error { return nil }
+	rt := newRouter([]Route{
+		{Method: "GET", Pattern: "/v1/vaults", Handler: nop},
+		{Method: "GET", Pattern: "/v1/vaults/{id}", Handler: nop},
+		{Method: "PUT", Pattern: "/v1/vaults/{vault_id}/secrets/{path...}", Handler: nop},
+		{Method: "GET", Pattern: "/v1/vaults/{vault_id}/secrets/{path...}", Handler: nop},
+	})
+	tests := map[string]struct {
+		method, target string
+		wantPattern    string
+		wantAllowed    []string
+		wantValues     map[string]string
+	}{
+		"literal":        {method: "GET", target: "/v1/vaults", wantPattern: "/v1/vaults"},
+		"param":          {method: "GET", target: "/v1/vaults/abc", wantPattern: "/v1/vaults/{id}", wantValues: map[string]string{"id": "abc"}},
+		"rest stays raw": {method: "GET", target: "/v1/vaults/v/secrets/a%2Fb/c", wantPattern: "/v1/vaults/{vault_id}/secrets/{path...}", wantValues: map[string]string{"vault_id": "v", "path": "a%2Fb/c"}},
+		"rest keeps trailing slash": {method: "GET", target: "/v1/vaults/v/secrets/a/", wantPattern: "/v1/vaults/{vault_id}/secrets/{path...}", wantValues: map[string]string{"path": "a/"}},
+		"wrong method":   {method: "DELETE", target: "/v1/vaults/v/secrets/a", wantAllowed: []string{"PUT", "GET"}},
+		"unknown":        {method: "GET", target: "/v1/nope"},
+		"trailing slash": {method: "GET", target: "/v1/vaults/"},
+		"empty rest":     {method: "GET", target: "/v1/vaults/v/secrets"},
+		"head is get":    {method: "HEAD", target: "/v1/vaults", wantPattern: "/v1/vaults"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := httptest.NewRequest(tc.method, tc.target, nil)
+			route, allowed := rt.match(r)
+			if tc.wantPattern == "" {
+				require.Nil(t, route)
+				require.Equal(t, tc.wantAllowed, allowed)
+				return
+			}
+			require.NotNil(t, route)
+			require.Equal(t, tc.wantPattern, route.Pattern)
+			for k, v := range tc.wantValues {
+				require.Equal(t, v, r.PathValue(k))
+			}
+		})
+	}
+}
