@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# scripts/depcheck.sh (make depcheck): checks the import rules of DESIGN.md section 5 on
+# the non-test code of every package, from `go list`. Prints one line per violation and
+# exits 1 when there is any.
+#
+#  1. proxy/... and api/... depend (directly or not) on no enclave package other than
+#     enclave/wire and enclave/client, and never on keyvault/pkcs11.
+#  2. enclave/... imports no net/http (the enclave has no HTTP), and depends on no
+#     certmagic, pgx, proxy/..., api/... or internal/store.
+#  3. keyvault, attestation (the root packages), enclave/wire/... and policy/... import
+#     only the standard library, golang.org/x/crypto and each other; keyvault/chain/...
+#     depends on no key holder (keyvault/pkcs11, keyvault/memstore, enclave/...) and no
+#     edge code (proxy/..., api/..., internal/store).
+#  4. Only cmd/ and choosers know concrete types: keyvault/memstore is imported by tests
+#     (and keyvault/...) only, and no non-test file declares func init().
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export CGO_ENABLED=${CGO_ENABLED:-1}
+
+mod=$(go list -m)
+listing=$(go list -e -f '{{.ImportPath}}|{{.Dir}}|{{join .Imports " "}}|{{join .Deps " "}}|{{join .GoFiles " "}} {{join .CgoFiles " "}}' ./...)
+
+violations=0
+violation() {
+	printf 'depcheck: %s: %s\n' "$1" "$2"
+	violations=$((violations + 1))
+}
+
+# under P PREFIX: P is PREFIX or inside it.
+under() { [[ $1 == "$2" || $1 == "$2"/* ]]; }
+
+is_std() {
+	local first=${1%%/*}
+	[[ $1 != C && $first != *.* ]]
+}
+
+while IFS='|' read -r pkg dir imports deps files; do
+	[[ -n $pkg ]] || continue
+	# Paths inside the module are made relative to it (no subshells: this loop is hot).
+	p=${pkg#"$mod"/}
+	read -r -a imps <<<"$imports"
+	read -r -a dps <<<"$deps"
+
+	# Rule 1.
+	if under "$p" proxy || under "$p" api; then
+		for d in "${dps[@]}"; do
+			r=${d#"$mod"/}
+			if under "$r" enclave && ! under "$r" enclave/wire && ! under "$r" enclave/client; then
+				violation "$p" "depends on $r (only enclave/wire and enclave/client are allowed)"
+			elif under "$r" keyvault/pkcs11; then
+				violation "$p" "depends on $r (the HSM belongs to the enclave)"
+			fi
+		done
+	fi
+
+	# Rule 2.
+	if under "$p" enclave; then
+		for i in "${imps[@]}"; do
+			if under "$i" net/http; then
+				violation "$p" "imports $i (the enclave has no HTTP)"
+			fi
+		done
+		for d in "${dps[@]}"; do
+			r=${d#"$mod"/}
+			case $r in
+			github.com/caddyserver/certmagic | github.com/caddyserver/certmagic/* | \
+				github.com/jackc/pgx | github.com/jackc/pgx/*)
+				violation "$p" "depends on $r (edge-only module)"
+				;;
+			esac
+			if under "$r" proxy || under "$r" api || under "$r" internal/store; then
+				violation "$p" "depends on $r (untrusted edge code)"
+			fi
+		done
+	fi
+
+	# Rule 3.
+	if [[ $p == keyvault || $p == attestation ]] || under "$p" enclave/wire || under "$p" policy; then
+		for i in "${imps[@]}"; do
+			is_std "$i" && continue
+			r=${i#"$mod"/}
+			if under "$i" golang.org/x/crypto || [[ $r == keyvault || $r == attestation ]] ||
+				under "$r" enclave/wire || under "$r" policy; then
+				continue
+			fi
+			violation "$p" "imports $r (contract packages use only the standard library, x/crypto and each other)"
+		done
+	fi
+	if under "$p" keyvault/chain; then
+		for d in "${dps[@]}"; do
+			r=${d#"$mod"/}
+			if under "$r" keyvault/pkcs11 || under "$r" keyvault/memstore || under "$r" enclave ||
+				under "$r" proxy || under "$r" api || under "$r" internal/store; then
+				violation "$p" "depends on $r (chain code sees only a DigestSigner)"
+			fi
+		done
+	fi
+
+	# Rule 4.
+	if ! under "$p" keyvault; then
+		for i in "${imps[@]}"; do
+			if under "${i#"$mod"/}" keyvault/memstore; then
+				violation "$p" "imports keyvault/memstore outside a _test.go file"
+			fi
+		done
+	fi
+	for f in $files; do
+		if grep -Eq '^func init\(\)' "$dir/$f"; then
+			violation "$p" "$f declares func init() (no init registration: use an explicit chooser)"
+		fi
+	done
+done <<<"$listing"
+
+if ((violations > 0)); then
+	echo "depcheck: $violations violation(s) of DESIGN.md section 5" >&2
+	exit 1
+fi
+echo "depcheck: ok"
