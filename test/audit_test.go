@@ -55,7 +55,7 @@ func TestAuditChain(t *testing.T) {
 	require.Contains(t, out, "ok   org "+me.OrgID)
 
 	t.Run("an edited row is found", func(t *testing.T) {
-		exec(t, s, `UPDATE audit_events SET outcome = 'failure' WHERE id = (
+		execSQL(t, s, `UPDATE audit_events SET outcome = 'failure' WHERE id = (
 			SELECT id FROM audit_events WHERE action = 'secret.read' AND chain_seq IS NOT NULL ORDER BY id LIMIT 1 OFFSET 2)`)
 		out, err := verify()
 		require.Error(t, err)
@@ -117,4 +117,13 @@ func pgDump(t *testing.T, url string) string {
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	require.NoError(t, cmd.Run(), stderr.String())
 	return strings.ToValidUTF8(out.String(), "?")
+}
+
+func runOCV(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(stack.Bin(t, "ocv"), args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
 }

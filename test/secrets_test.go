@@ -79,7 +79,7 @@ func TestSecretLifecycle(t *testing.T) {
 		r := s.Do("PUT", "/v1/vaults/"+vault+"/secrets/short-lived", me.Token,
 			map[string]any{"type": "api_key", "value": "e2e-value-expiring", "expires_at": "2099-01-01T00:00:00Z"})
 		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
-		exec(t, s, `UPDATE secrets SET expires_at = now() - interval '1 minute' WHERE path = 'short-lived'`)
+		execSQL(t, s, `UPDATE secrets SET expires_at = now() - interval '1 minute' WHERE path = 'short-lived'`)
 		r = s.Do("GET", "/v1/vaults/"+vault+"/secrets/short-lived", me.Token, nil)
 		require.Equal(t, http.StatusGone, r.Status, string(r.Body))
 		require.NotContains(t, string(r.Body), "e2e-value")
@@ -110,10 +110,10 @@ func TestTamperedStorageNeverDecrypts(t *testing.T) {
 		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
 	}
 	// Flip one byte of a's ciphertext.
-	exec(t, s, `UPDATE secret_versions v SET ciphertext = overlay(ciphertext placing decode(lpad(to_hex(get_byte(ciphertext, 20) # 1), 2, '0'), 'hex') from 21 for 1)
+	execSQL(t, s, `UPDATE secret_versions v SET ciphertext = overlay(ciphertext placing decode(lpad(to_hex(get_byte(ciphertext, 20) # 1), 2, '0'), 'hex') from 21 for 1)
 		FROM secrets s WHERE s.org_id = v.org_id AND s.id = v.secret_id AND s.path = 'a'`)
 	// Swap the wrapped data keys of b and c.
-	exec(t, s, `WITH b AS (SELECT v.secret_id, v.wrapped_dek FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE s.path = 'b'),
+	execSQL(t, s, `WITH b AS (SELECT v.secret_id, v.wrapped_dek FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE s.path = 'b'),
 		c AS (SELECT v.secret_id, v.wrapped_dek FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE s.path = 'c')
 		UPDATE secret_versions v SET wrapped_dek = CASE WHEN v.secret_id = b.secret_id THEN c.wrapped_dek ELSE b.wrapped_dek END
 		FROM b, c WHERE v.secret_id IN (b.secret_id, c.secret_id)`)
@@ -126,9 +126,9 @@ func TestTamperedStorageNeverDecrypts(t *testing.T) {
 	}
 }
 
-// exec runs SQL against the stack's database, as an attacker with storage
+// execSQL runs SQL against the stack's database, as an attacker with storage
 // access would.
-func exec(t *testing.T, s *stack.Stack, sql string) {
+func execSQL(t *testing.T, s *stack.Stack, sql string) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, s.DatabaseURL)

@@ -69,8 +69,8 @@ type Stack struct {
 	HTTP        *http.Client
 
 	enclaveEnv []string
-	enclave    *exec.Cmd
-	proxy      *exec.Cmd
+	enclave    *proc
+	proxy      *proc
 	mu         sync.Mutex
 	logs       []string
 }
@@ -174,7 +174,7 @@ func (s *Stack) StartEnclave() {
 			c.Close()
 			return
 		}
-		if s.enclave.ProcessState != nil {
+		if s.enclave.exited() {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -185,13 +185,28 @@ func (s *Stack) StartEnclave() {
 // KillEnclave stops the enclave abruptly.
 func (s *Stack) KillEnclave() {
 	s.t.Helper()
-	if s.enclave != nil && s.enclave.Process != nil {
-		_ = s.enclave.Process.Kill()
-		_ = s.enclave.Wait()
+	if s.enclave != nil {
+		_ = s.enclave.cmd.Process.Kill()
+		<-s.enclave.done
 	}
 }
 
-func (s *Stack) run(name, bin string, env []string) *exec.Cmd {
+// proc is a started child process.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *Stack) run(name, bin string, env []string) *proc {
 	s.t.Helper()
 	logPath := filepath.Join(s.Dir, name+".log")
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -208,7 +223,9 @@ func (s *Stack) run(name, bin string, env []string) *exec.Cmd {
 	s.mu.Lock()
 	s.logs = append(s.logs, logPath)
 	s.mu.Unlock()
-	return cmd
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); f.Close(); close(p.done) }()
+	return p
 }
 
 // cleanEnv drops OCV_* and PG* variables of the test's environment.
@@ -228,7 +245,7 @@ func (s *Stack) waitHTTP() {
 	ca := filepath.Join(s.Dir, "tls", "ca.pem")
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		if s.proxy.ProcessState != nil {
+		if s.proxy.exited() {
 			break
 		}
 		if pem, err := os.ReadFile(ca); err == nil && s.HTTP == nil {
@@ -269,18 +286,16 @@ func (s *Stack) WaitAttested() {
 
 // Stop terminates both processes.
 func (s *Stack) Stop() {
-	for _, c := range []*exec.Cmd{s.proxy, s.enclave} {
-		if c == nil || c.Process == nil || c.ProcessState != nil {
+	for _, p := range []*proc{s.proxy, s.enclave} {
+		if p == nil || p.exited() {
 			continue
 		}
-		_ = c.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = c.Wait(); close(done) }()
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-done:
+		case <-p.done:
 		case <-time.After(15 * time.Second):
-			_ = c.Process.Kill()
-			<-done
+			_ = p.cmd.Process.Kill()
+			<-p.done
 		}
 	}
 }

@@ -1,0 +1,157 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/opencustody/ocv/enclave/wire"
+)
+
+// call runs one request on a pooled connection within CallTimeout. On
+// success it returns the connection still held, because resp's byte fields
+// alias its buffer: the caller copies what it keeps, then calls put. A
+// connection found dead is dropped; when it had served calls before (the
+// enclave may have restarted since) and the operation is idempotent, the
+// call is tried once more on a fresh connection.
+func (c *Client) call(ctx context.Context, op wire.Op, idempotent bool, req, resp wire.Message) (*conn, error) {
+	deadline := time.Now().Add(c.cfg.CallTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	for attempt := 0; ; attempt++ {
+		cn, err := c.acquire(ctx, deadline)
+		if err != nil {
+			return nil, err
+		}
+		reused := cn.used > 0
+		err = cn.roundTrip(ctx, deadline, op, req, resp)
+		if err == nil {
+			return cn, nil
+		}
+		c.release(cn, err)
+		if !isBroken(err) {
+			return nil, err // the enclave's answer (a wire sentinel)
+		}
+		switch {
+		case isTimeout(err):
+			// The call's own budget ran out: the enclave may be busy, not gone.
+		case errors.Is(err, errProtocol), errors.Is(err, wire.ErrUnauthenticated):
+			c.setDown("channel: " + err.Error())
+		default:
+			// EOF or reset: the enclave went away; its other connections too.
+			c.gen.Add(1)
+			if idempotent && reused && attempt == 0 {
+				continue
+			}
+		}
+		return nil, fmt.Errorf("%w: %s: %w", wire.ErrUnavailable, op, err)
+	}
+}
+
+// put returns a connection after a successful call.
+func (c *Client) put(cn *conn) { c.release(cn, nil) }
+
+// Attest returns an attestation document for an auditor's nonce (1 to 512
+// bytes), issued over an attested connection. The document binds the
+// enclave's channel key and the nonce; the auditor validates it.
+func (c *Client) Attest(ctx context.Context, nonce []byte) ([]byte, error) {
+	var resp wire.AttestResponse
+	cn, err := c.call(ctx, wire.OpAttest, true, &wire.AttestRequest{Nonce: nonce}, &resp)
+	if err != nil {
+		return nil, err
+	}
+	doc := bytes.Clone(resp.Document)
+	c.put(cn)
+	return doc, nil
+}
+
+// CreateKEK creates the next key-encryption key version of a vault (1 for a
+// new vault) and returns it. It is never retried automatically.
+func (c *Client) CreateKEK(ctx context.Context, orgID, vaultID string) (uint32, error) {
+	var resp wire.CreateKEKResponse
+	cn, err := c.call(ctx, wire.OpCreateKEK, false, &wire.CreateKEKRequest{OrgID: orgID, VaultID: vaultID}, &resp)
+	if err != nil {
+		return 0, err
+	}
+	c.put(cn)
+	return resp.KEKVersion, nil
+}
+
+// Seal encrypts req.Plaintext for its locator; KEKVersion 0 means the
+// vault's latest.
+func (c *Client) Seal(ctx context.Context, req wire.SealRequest) (wire.SealResponse, error) {
+	var resp wire.SealResponse
+	cn, err := c.call(ctx, wire.OpSeal, true, &req, &resp)
+	if err != nil {
+		return wire.SealResponse{}, err
+	}
+	out := wire.SealResponse{KEKVersion: resp.KEKVersion, WrappedDEK: bytes.Clone(resp.WrappedDEK), Ciphertext: bytes.Clone(resp.Ciphertext)}
+	c.put(cn)
+	return out, nil
+}
+
+// Open decrypts a sealed value. A value that does not open under its
+// locator (moved, edited, swapped key) gives wire.ErrIntegrity.
+func (c *Client) Open(ctx context.Context, req wire.OpenRequest) ([]byte, error) {
+	var resp wire.OpenResponse
+	cn, err := c.call(ctx, wire.OpOpen, true, &req, &resp)
+	if err != nil {
+		return nil, err
+	}
+	pt := append(make([]byte, 0, len(resp.Plaintext)), resp.Plaintext...)
+	clear(resp.Plaintext) // the connection's read buffer
+	c.put(cn)
+	return pt, nil
+}
+
+// SignJWT returns an ES256 token over claims (a JSON object) and its kid.
+func (c *Client) SignJWT(ctx context.Context, claims []byte) (token, kid string, err error) {
+	var resp wire.SignJWTResponse
+	cn, err := c.call(ctx, wire.OpSignJWT, true, &wire.SignJWTRequest{Claims: claims}, &resp)
+	if err != nil {
+		return "", "", err
+	}
+	c.put(cn)
+	return resp.Token, resp.KID, nil
+}
+
+// PublicKeys lists the token-signing public keys, oldest first.
+func (c *Client) PublicKeys(ctx context.Context) ([]wire.PublicKey, error) {
+	var resp wire.PublicKeysResponse
+	cn, err := c.call(ctx, wire.OpPublicKeys, true, &wire.PublicKeysRequest{}, &resp)
+	if err != nil {
+		return nil, err
+	}
+	for i := range resp.Keys {
+		resp.Keys[i].X, resp.Keys[i].Y = bytes.Clone(resp.Keys[i].X), bytes.Clone(resp.Keys[i].Y)
+	}
+	c.put(cn)
+	return resp.Keys, nil
+}
+
+// Health reports the enclave's key store status and mode.
+func (c *Client) Health(ctx context.Context) (wire.HealthResponse, error) {
+	var resp wire.HealthResponse
+	cn, err := c.call(ctx, wire.OpHealth, true, &wire.HealthRequest{}, &resp)
+	if err != nil {
+		return wire.HealthResponse{}, err
+	}
+	c.put(cn)
+	return resp, nil
+}
+
+// SignAuditHead has the enclave sign an organization's audit chain head;
+// the signature covers SHA-256 of wire.AuditHeadMessage.
+func (c *Client) SignAuditHead(ctx context.Context, req wire.SignAuditHeadRequest) (wire.SignAuditHeadResponse, error) {
+	var resp wire.SignAuditHeadResponse
+	cn, err := c.call(ctx, wire.OpSignAuditHead, true, &req, &resp)
+	if err != nil {
+		return wire.SignAuditHeadResponse{}, err
+	}
+	out := wire.SignAuditHeadResponse{Signature: bytes.Clone(resp.Signature), KID: resp.KID}
+	c.put(cn)
+	return out, nil
+}

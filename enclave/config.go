@@ -1,0 +1,39 @@
+package enclave
+
+import (
+	"fmt"
+
+	"github.com/opencustody/ocv/enclave/wire"
+)
+
+// DefaultDEKCacheSize is the DEK cache size the process config defaults to.
+const DefaultDEKCacheSize = 4096
+
+// maxDEKCacheSize bounds the cache (about 200 bytes per entry).
+const maxDEKCacheSize = 1 << 20
+
+// Config configures a Server.
+//
+// Listen is "unix:///path/to.sock" (simulator) or "vsock://CID:PORT" (the
+// CID may be empty to accept on any). DEKCacheSize is the number of
+// unwrapped data keys kept in enclave memory; 0 disables the cache. Mode is
+// wire.ModeSimulated or wire.ModeNitro and is what Health reports.
+type Config struct {
+	Listen       string
+	DEKCacheSize int
+	Mode         string
+}
+
+// Validate checks c; errors name the field.
+func (c Config) Validate() error {
+	if _, err := wire.ParseAddr(c.Listen); err != nil {
+		return fmt.Errorf("%w: listen: %w", ErrInvalidConfig, err)
+	}
+	if c.DEKCacheSize < 0 || c.DEKCacheSize > maxDEKCacheSize {
+		return fmt.Errorf("%w: dek_cache_size must be between 0 and %d", ErrInvalidConfig, maxDEKCacheSize)
+	}
+	if c.Mode != wire.ModeSimulated && c.Mode != wire.ModeNitro {
+		return fmt.Errorf("%w: mode must be %q or %q", ErrInvalidConfig, wire.ModeSimulated, wire.ModeNitro)
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+package enclave
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/enclave/wire"
+)
+
+func TestConfigValidate(t *testing.T) {
+	tests := map[string]struct {
+		cfg     Config
+		wantErr error
+	}{
+		"ok unix":           {Config{Listen: "unix:///tmp/x.sock", Mode: wire.ModeSimulated}, nil},
+		"ok vsock":          {Config{Listen: "vsock://:5000", Mode: wire.ModeNitro, DEKCacheSize: 10}, nil},
+		"fail tcp listen":   {Config{Listen: "tcp://127.0.0.1:1", Mode: wire.ModeSimulated}, ErrInvalidConfig},
+		"fail negative dek": {Config{Listen: "unix:///x", Mode: wire.ModeSimulated, DEKCacheSize: -1}, ErrInvalidConfig},
+		"fail unknown mode": {Config{Listen: "unix:///x", Mode: "tpm"}, ErrInvalidConfig},
+		"fail empty listen": {Config{Mode: wire.ModeSimulated}, ErrInvalidConfig},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			require.ErrorIs(t, tc.cfg.Validate(), tc.wantErr)
+		})
+	}
+}
+
+func envOf(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestLoadProcessConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+	good := write("good.yaml", "listen: vsock://16:5000\nattester:\n  kind: nitro\npkcs11:\n  token_label: prod\ndek_cache_size: 10\n")
+	unknown := write("unknown.yaml", "listen: unix:///x\npin: 1234\n")
+
+	tests := map[string]struct {
+		path    string
+		env     map[string]string
+		check   func(t *testing.T, c ProcessConfig)
+		wantErr error
+	}{
+		"ok defaults": {"", nil, func(t *testing.T, c ProcessConfig) {
+			require.Equal(t, DefaultProcessConfig(), c)
+			require.Equal(t, Config{Listen: "unix://.ocv/enclave.sock", DEKCacheSize: 4096, Mode: wire.ModeSimulated}, c.Server())
+		}, nil},
+		"ok file": {good, nil, func(t *testing.T, c ProcessConfig) {
+			require.Equal(t, Config{Listen: "vsock://16:5000", DEKCacheSize: 10, Mode: wire.ModeNitro}, c.Server())
+			require.Equal(t, "prod", c.PKCS11.TokenLabel)
+			require.Equal(t, "/usr/lib/softhsm/libsofthsm2.so", c.PKCS11.ModulePath, "unset keys keep defaults")
+		}, nil},
+		"ok env over file": {good, map[string]string{"OCV_ENCLAVE_DEK_CACHE_SIZE": "0", "OCV_ENCLAVE_ATTESTER": "sim", "OCV_ENCLAVE_LOG_LEVEL": "debug"}, func(t *testing.T, c ProcessConfig) {
+			require.Equal(t, Config{Listen: "vsock://16:5000", DEKCacheSize: 0, Mode: wire.ModeSimulated}, c.Server())
+		}, nil},
+		// A PIN has no place in the config file: only a PIN file does.
+		"fail unknown key":      {unknown, nil, nil, ErrInvalidConfig},
+		"fail missing file":     {filepath.Join(dir, "none.yaml"), nil, nil, os.ErrNotExist},
+		"fail env not a number": {"", map[string]string{"OCV_ENCLAVE_DEK_CACHE_SIZE": "many"}, nil, ErrInvalidConfig},
+		"fail attester kind":    {"", map[string]string{"OCV_ENCLAVE_ATTESTER": "tpm"}, nil, ErrInvalidConfig},
+		"fail sim without dir":  {"", map[string]string{"OCV_ENCLAVE_ATTESTATION_DIR": ""}, nil, ErrInvalidConfig},
+		"fail empty module":     {"", map[string]string{"OCV_ENCLAVE_PKCS11_MODULE": ""}, nil, ErrInvalidConfig},
+		"fail long token label": {"", map[string]string{"OCV_ENCLAVE_TOKEN_LABEL": "0123456789012345678901234567890123"}, nil, ErrInvalidConfig},
+		"fail log level":        {"", map[string]string{"OCV_ENCLAVE_LOG_LEVEL": "loud"}, nil, ErrInvalidConfig},
+		"fail listen":           {"", map[string]string{"OCV_ENCLAVE_LISTEN": "127.0.0.1:9"}, nil, ErrInvalidConfig},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			c, err := LoadProcessConfig(tc.path, envOf(tc.env))
+			require.ErrorIs(t, err, tc.wantErr)
+			if tc.check != nil {
+				tc.check(t, c)
+			}
+		})
+	}
+}

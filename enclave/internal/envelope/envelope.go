@@ -1,0 +1,197 @@
+package envelope
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/opencustody/ocv/keyvault"
+)
+
+// Config tunes a Sealer. CacheSize is the number of unwrapped DEKs kept
+// (0 disables the cache; negative is refused). Now is the clock (time.Now
+// when nil).
+type Config struct {
+	CacheSize int
+	Now       func() time.Time
+}
+
+// Sealer seals and opens values. It is safe for concurrent use.
+type Sealer struct {
+	ks     keyvault.KeyStore
+	w      keyvault.KeyWrapper
+	cache  *dekCache
+	latest *latestVersions
+}
+
+// Sealed is what Seal gives back for storage.
+type Sealed struct {
+	KEKVersion uint32
+	WrappedDEK []byte
+	Ciphertext []byte
+}
+
+// New returns a Sealer over ks, which must implement keyvault.KeyWrapper
+// (an error wrapping keyvault.ErrUnsupported otherwise).
+func New(ks keyvault.KeyStore, cfg Config) (*Sealer, error) {
+	w, ok := ks.(keyvault.KeyWrapper)
+	if !ok {
+		return nil, fmt.Errorf("creating sealer: key store cannot wrap keys: %w", keyvault.ErrUnsupported)
+	}
+	if cfg.CacheSize < 0 {
+		return nil, fmt.Errorf("creating sealer: negative cache size: %w", ErrInvalidConfig)
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Sealer{ks: ks, w: w, cache: newDEKCache(cfg.CacheSize, CacheTTL, now), latest: newLatestVersions(now)}, nil
+}
+
+// Close zeroises the DEK cache. The key store is the caller's to close.
+func (s *Sealer) Close() { s.cache.purge() }
+
+// CreateKEK creates the next KEK version of a vault (1 for a new vault) as
+// an AES-256 key in the key store and returns it.
+func (s *Sealer) CreateKEK(ctx context.Context, vaultID string) (uint32, error) {
+	if err := validVaultID(vaultID); err != nil {
+		return 0, err
+	}
+	id := kekID(vaultID)
+	// Another enclave on the same HSM may create the same version at the
+	// same time; the loser sees ErrAlreadyExists and takes the next one.
+	for range 3 {
+		versions, err := s.ks.Versions(ctx, id)
+		if err != nil {
+			return 0, fmt.Errorf("listing kek versions: %w", err)
+		}
+		next := uint32(1)
+		if n := len(versions); n > 0 {
+			next = versions[n-1] + 1
+		}
+		_, err = s.ks.CreateKey(ctx, keyvault.CreateKeyRequest{Ref: keyvault.KeyRef{ID: id, Version: next}, Algorithm: keyvault.AES256})
+		if errors.Is(err, keyvault.ErrAlreadyExists) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("creating kek: %w", err)
+		}
+		s.latest.set(vaultID, next)
+		return next, nil
+	}
+	return 0, fmt.Errorf("creating kek: %w", keyvault.ErrAlreadyExists)
+}
+
+// latestKEK returns the newest KEK version of a vault, or an error wrapping
+// keyvault.ErrKeyNotFound when the vault has none.
+func (s *Sealer) latestKEK(ctx context.Context, vaultID string) (uint32, error) {
+	if v, ok := s.latest.get(vaultID); ok {
+		return v, nil
+	}
+	versions, err := s.ks.Versions(ctx, kekID(vaultID))
+	if err != nil {
+		return 0, fmt.Errorf("listing kek versions: %w", err)
+	}
+	if len(versions) == 0 {
+		return 0, fmt.Errorf("finding latest kek: %w", keyvault.ErrKeyNotFound)
+	}
+	v := versions[len(versions)-1]
+	s.latest.set(vaultID, v)
+	return v, nil
+}
+
+// Seal encrypts plaintext for loc under a fresh DEK wrapped by the vault's
+// KEK version kekVersion (0: the latest).
+func (s *Sealer) Seal(ctx context.Context, loc Locator, kekVersion uint32, plaintext []byte) (Sealed, error) {
+	if err := loc.Validate(); err != nil {
+		return Sealed{}, err
+	}
+	if kekVersion == 0 {
+		v, err := s.latestKEK(ctx, loc.VaultID)
+		if err != nil {
+			return Sealed{}, err
+		}
+		kekVersion = v
+	}
+	var dek [dekSize]byte
+	defer clear(dek[:])
+	if _, err := rand.Read(dek[:]); err != nil {
+		return Sealed{}, fmt.Errorf("generating data key: %w", err)
+	}
+	ref := keyvault.KeyRef{ID: kekID(loc.VaultID), Version: kekVersion}
+	wrapped, err := s.w.WrapKey(ctx, ref, dek[:])
+	if err != nil {
+		return Sealed{}, fmt.Errorf("wrapping data key: %w", err)
+	}
+	aead, err := newAEAD(dek[:])
+	if err != nil {
+		return Sealed{}, err
+	}
+	aad := appendAAD(make([]byte, 0, 64+len(loc.OrgID)+len(loc.VaultID)+len(loc.Path)), loc)
+	out := make([]byte, 0, blobHeaderLen+gcmNonceSize+len(plaintext)+gcmTagSize)
+	out = appendBlobHeader(out, kekVersion)
+	out = aead.Seal(out, nil, plaintext, aad)
+	s.cache.put(makeCacheKey(ref.ID, ref.Version, wrapped), dek[:])
+	return Sealed{KEKVersion: kekVersion, WrappedDEK: wrapped, Ciphertext: out}, nil
+}
+
+// Open decrypts a blob sealed for loc and appends the plaintext to dst.
+// Every failure to unwrap or authenticate gives ErrIntegrity and nothing
+// else (an unknown blob version gives ErrUnsupportedFormat); failures of the
+// key store itself (closed, unreachable) are returned wrapped as they are.
+func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byte) ([]byte, error) {
+	if err := loc.Validate(); err != nil {
+		return dst, err
+	}
+	kekVersion, sealed, err := parseBlob(blob)
+	if err != nil {
+		return dst, err
+	}
+	ref := keyvault.KeyRef{ID: kekID(loc.VaultID), Version: kekVersion}
+	ck := makeCacheKey(ref.ID, ref.Version, wrapped)
+	var dek [dekSize]byte
+	defer clear(dek[:])
+	if !s.cache.get(ck, &dek) {
+		raw, err := s.w.UnwrapKey(ctx, ref, wrapped)
+		switch {
+		case errors.Is(err, keyvault.ErrUnwrap), errors.Is(err, keyvault.ErrKeyNotFound):
+			// A forged KEK version or a damaged wrapped key: opaque.
+			return dst, ErrIntegrity
+		case err != nil:
+			return dst, fmt.Errorf("unwrapping data key: %w", err)
+		}
+		if len(raw) != dekSize {
+			clear(raw)
+			return dst, ErrIntegrity
+		}
+		copy(dek[:], raw)
+		clear(raw)
+		s.cache.put(ck, dek[:])
+	}
+	aead, err := newAEAD(dek[:])
+	if err != nil {
+		return dst, err
+	}
+	aad := appendAAD(make([]byte, 0, 64+len(loc.OrgID)+len(loc.VaultID)+len(loc.Path)), loc)
+	out, err := aead.Open(dst, nil, sealed, aad)
+	if err != nil {
+		return dst, ErrIntegrity
+	}
+	return out, nil
+}
+
+func newAEAD(dek []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(dek)
+	if err != nil {
+		return nil, fmt.Errorf("creating cipher: %w", err)
+	}
+	aead, err := cipher.NewGCMWithRandomNonce(block)
+	if err != nil {
+		return nil, fmt.Errorf("creating gcm: %w", err)
+	}
+	return aead, nil
+}

@@ -1,0 +1,212 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/opencustody/ocv/attestation"
+	"github.com/opencustody/ocv/enclave/internal/envelope"
+	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/keyvault"
+)
+
+// Config tunes a Handler. Mode is wire.ModeSimulated or wire.ModeNitro and
+// is reported by Health. DEKCacheSize is passed to envelope (0 disables the
+// cache). Now is the clock (time.Now when nil).
+type Config struct {
+	Mode         string
+	DEKCacheSize int
+	Now          func() time.Time
+}
+
+// Handler runs operations. It is safe for concurrent use.
+type Handler struct {
+	ks         keyvault.KeyStore
+	sealer     *envelope.Sealer
+	issuer     attestation.Issuer
+	channelPub []byte
+	jwt        *jwtKey
+	mode       string
+}
+
+// New makes a Handler: it loads (or creates) the token-signing key and
+// checks that ks can wrap data keys. channelPub is the enclave's channel
+// public key, bound into every attestation document.
+func New(ctx context.Context, ks keyvault.KeyStore, issuer attestation.Issuer, channelPub []byte, cfg Config) (*Handler, error) {
+	if cfg.Mode != wire.ModeSimulated && cfg.Mode != wire.ModeNitro {
+		return nil, fmt.Errorf("%w: mode must be %q or %q", ErrInvalidConfig, wire.ModeSimulated, wire.ModeNitro)
+	}
+	if ks == nil || issuer == nil || len(channelPub) != wire.X25519KeyLen {
+		return nil, fmt.Errorf("%w: key store, issuer and channel key are required", ErrInvalidConfig)
+	}
+	sealer, err := envelope.New(ks, envelope.Config{CacheSize: cfg.DEKCacheSize, Now: cfg.Now})
+	if err != nil {
+		return nil, err
+	}
+	jwt, err := loadJWTKey(ctx, ks)
+	if err != nil {
+		return nil, err
+	}
+	return &Handler{ks: ks, sealer: sealer, issuer: issuer, channelPub: channelPub, jwt: jwt, mode: cfg.Mode}, nil
+}
+
+// Close zeroises cached data keys.
+func (h *Handler) Close() { h.sealer.Close() }
+
+// KID is the kid of the current token-signing key.
+func (h *Handler) KID() string { return h.jwt.kid }
+
+// Scratch is per-connection memory the Handler reuses between requests. It
+// is not safe for concurrent use; the zero value is ready.
+type Scratch struct {
+	plain []byte
+}
+
+// maxScratch is the largest plaintext buffer a connection keeps between
+// requests.
+const maxScratch = 64 << 10
+
+// Handle decodes body as the request of op, runs it and appends the encoded
+// answer to out. Every error wraps a wire sentinel.
+func (h *Handler) Handle(ctx context.Context, op wire.Op, body, out []byte, sc *Scratch) ([]byte, error) {
+	out, err := h.dispatch(ctx, op, body, out, sc)
+	return out, toWire(err)
+}
+
+func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc *Scratch) ([]byte, error) {
+	switch op {
+	case wire.OpAttest:
+		var req wire.AttestRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		if len(req.ProxyPublicKey) != 0 {
+			return out, fmt.Errorf("%w: a session is already open", wire.ErrBadRequest)
+		}
+		doc, err := h.Attest(ctx, req.Nonce)
+		if err != nil {
+			return out, err
+		}
+		return (&wire.AttestResponse{Document: doc}).Append(out)
+	case wire.OpCreateKEK:
+		var req wire.CreateKEKRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		if req.OrgID == "" {
+			return out, fmt.Errorf("%w: empty org id", wire.ErrBadRequest)
+		}
+		v, err := h.sealer.CreateKEK(ctx, req.VaultID)
+		if err != nil {
+			return out, err
+		}
+		return (&wire.CreateKEKResponse{KEKVersion: v}).Append(out)
+	case wire.OpSeal:
+		var req wire.SealRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		loc := envelope.Locator{OrgID: req.OrgID, VaultID: req.VaultID, Path: req.Path, SecretVersion: req.SecretVersion}
+		sealed, err := h.sealer.Seal(ctx, loc, req.KEKVersion, req.Plaintext)
+		if err != nil {
+			return out, err
+		}
+		return (&wire.SealResponse{KEKVersion: sealed.KEKVersion, WrappedDEK: sealed.WrappedDEK, Ciphertext: sealed.Ciphertext}).Append(out)
+	case wire.OpOpen:
+		return h.open(ctx, body, out, sc)
+	case wire.OpSignJWT:
+		var req wire.SignJWTRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		resp, err := h.SignJWT(ctx, &req)
+		if err != nil {
+			return out, err
+		}
+		return resp.Append(out)
+	case wire.OpPublicKeys:
+		if err := (&wire.PublicKeysRequest{}).Decode(body); err != nil {
+			return out, err
+		}
+		resp, err := h.PublicKeys(ctx)
+		if err != nil {
+			return out, err
+		}
+		return resp.Append(out)
+	case wire.OpHealth:
+		if err := (&wire.HealthRequest{}).Decode(body); err != nil {
+			return out, err
+		}
+		resp := h.Health(ctx)
+		return resp.Append(out)
+	case wire.OpSignAuditHead:
+		var req wire.SignAuditHeadRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		resp, err := h.SignAuditHead(ctx, &req)
+		if err != nil {
+			return out, err
+		}
+		return resp.Append(out)
+	default:
+		return out, fmt.Errorf("%w: unknown op", wire.ErrBadRequest)
+	}
+}
+
+// open decrypts into the connection's scratch buffer and wipes it once the
+// answer is encoded.
+func (h *Handler) open(ctx context.Context, body, out []byte, sc *Scratch) ([]byte, error) {
+	var req wire.OpenRequest
+	if err := req.Decode(body); err != nil {
+		return out, err
+	}
+	loc := envelope.Locator{OrgID: req.OrgID, VaultID: req.VaultID, Path: req.Path, SecretVersion: req.SecretVersion}
+	pt, err := h.sealer.Open(ctx, loc, req.WrappedDEK, req.Ciphertext, sc.plain[:0])
+	if err != nil {
+		return out, err
+	}
+	out, err = (&wire.OpenResponse{Plaintext: pt}).Append(out)
+	clear(pt)
+	if cap(pt) <= maxScratch {
+		sc.plain = pt[:0]
+	} else {
+		sc.plain = nil
+	}
+	return out, err
+}
+
+// Attest issues a document binding the channel key and nonce.
+func (h *Handler) Attest(ctx context.Context, nonce []byte) ([]byte, error) {
+	if len(nonce) == 0 || len(nonce) > wire.MaxNonceLen {
+		return nil, fmt.Errorf("%w: nonce length", wire.ErrBadRequest)
+	}
+	doc, err := h.issuer.Issue(ctx, h.channelPub, nonce)
+	if err != nil {
+		return nil, fmt.Errorf("%w: issuing attestation document: %w", wire.ErrUnavailable, err)
+	}
+	if len(doc) > wire.MaxDocumentLen {
+		return nil, fmt.Errorf("%w: attestation document too large", wire.ErrInternal)
+	}
+	return doc, nil
+}
+
+// healthTimeout bounds the key-store ping.
+const healthTimeout = 5 * time.Second
+
+// Health pings the key store through the token-signing key.
+func (h *Handler) Health(ctx context.Context) wire.HealthResponse {
+	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	resp := wire.HealthResponse{HSM: wire.HSMUnavailable, Mode: h.mode, Detail: "key store did not answer"}
+	versions, err := h.ks.Versions(ctx, JWTKeyID)
+	if err != nil {
+		return resp
+	}
+	if _, err := h.ks.Key(ctx, keyvault.KeyRef{ID: JWTKeyID, Version: h.jwt.version}); err != nil {
+		return resp
+	}
+	resp.HSM, resp.KeyCount, resp.Detail = wire.HSMOK, uint32(len(versions)), "key store answered"
+	return resp
+}

@@ -1,0 +1,129 @@
+package wire
+
+// SealRequest asks the enclave to encrypt one secret version under a fresh
+// data key wrapped by the vault's KEK. KEKVersion 0 means the latest.
+type SealRequest struct {
+	OrgID         string
+	VaultID       string
+	Path          string
+	SecretVersion uint32
+	KEKVersion    uint32
+	Plaintext     []byte
+}
+
+// Append implements Message.
+func (m *SealRequest) Append(b []byte) ([]byte, error) {
+	b, err := appendLocator(b, m.OrgID, m.VaultID, m.Path)
+	if err != nil {
+		return b, err
+	}
+	b = appendU32(b, m.SecretVersion)
+	b = appendU32(b, m.KEKVersion)
+	return appendBytes(b, m.Plaintext, MaxPlaintextLen, "plaintext")
+}
+
+// Decode implements Message.
+func (m *SealRequest) Decode(b []byte) error {
+	d := decoder{b: b}
+	m.OrgID, m.VaultID, m.Path = d.locator()
+	m.SecretVersion = d.u32("secret version")
+	m.KEKVersion = d.u32("kek version")
+	m.Plaintext = d.bytes(MaxPlaintextLen, "plaintext")
+	return d.finish()
+}
+
+// SealResponse is what the proxy stores: the KEK version used, the wrapped
+// data key and the versioned ciphertext blob.
+type SealResponse struct {
+	KEKVersion uint32
+	WrappedDEK []byte
+	Ciphertext []byte
+}
+
+// Append implements Message.
+func (m *SealResponse) Append(b []byte) ([]byte, error) {
+	b = appendU32(b, m.KEKVersion)
+	b, err := appendBytes(b, m.WrappedDEK, MaxWrappedKeyLen, "wrapped dek")
+	if err != nil {
+		return b, err
+	}
+	return appendBytes(b, m.Ciphertext, MaxCiphertextLen, "ciphertext")
+}
+
+// Decode implements Message.
+func (m *SealResponse) Decode(b []byte) error {
+	d := decoder{b: b}
+	m.KEKVersion = d.u32("kek version")
+	m.WrappedDEK = d.bytes(MaxWrappedKeyLen, "wrapped dek")
+	m.Ciphertext = d.bytes(MaxCiphertextLen, "ciphertext")
+	return d.finish()
+}
+
+// OpenRequest asks the enclave to decrypt a sealed secret version. The
+// locator must be the one it was sealed under.
+type OpenRequest struct {
+	OrgID         string
+	VaultID       string
+	Path          string
+	SecretVersion uint32
+	WrappedDEK    []byte
+	Ciphertext    []byte
+}
+
+// Append implements Message.
+func (m *OpenRequest) Append(b []byte) ([]byte, error) {
+	b, err := appendLocator(b, m.OrgID, m.VaultID, m.Path)
+	if err != nil {
+		return b, err
+	}
+	b = appendU32(b, m.SecretVersion)
+	if b, err = appendBytes(b, m.WrappedDEK, MaxWrappedKeyLen, "wrapped dek"); err != nil {
+		return b, err
+	}
+	return appendBytes(b, m.Ciphertext, MaxCiphertextLen, "ciphertext")
+}
+
+// Decode implements Message.
+func (m *OpenRequest) Decode(b []byte) error {
+	d := decoder{b: b}
+	m.OrgID, m.VaultID, m.Path = d.locator()
+	m.SecretVersion = d.u32("secret version")
+	m.WrappedDEK = d.bytes(MaxWrappedKeyLen, "wrapped dek")
+	m.Ciphertext = d.bytes(MaxCiphertextLen, "ciphertext")
+	return d.finish()
+}
+
+// OpenResponse carries the decrypted value.
+type OpenResponse struct {
+	Plaintext []byte
+}
+
+// Append implements Message.
+func (m *OpenResponse) Append(b []byte) ([]byte, error) {
+	return appendBytes(b, m.Plaintext, MaxPlaintextLen, "plaintext")
+}
+
+// Decode implements Message.
+func (m *OpenResponse) Decode(b []byte) error {
+	d := decoder{b: b}
+	m.Plaintext = d.bytes(MaxPlaintextLen, "plaintext")
+	return d.finish()
+}
+
+func appendLocator(b []byte, org, vault, path string) ([]byte, error) {
+	b, err := appendString(b, org, MaxIDLen, "org id")
+	if err != nil {
+		return b, err
+	}
+	if b, err = appendString(b, vault, MaxIDLen, "vault id"); err != nil {
+		return b, err
+	}
+	return appendString(b, path, MaxPathLen, "path")
+}
+
+func (d *decoder) locator() (org, vault, path string) {
+	org = d.str(MaxIDLen, "org id")
+	vault = d.str(MaxIDLen, "vault id")
+	path = d.str(MaxPathLen, "path")
+	return org, vault, path
+}

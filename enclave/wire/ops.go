@@ -1,0 +1,44 @@
+package wire
+
+// Op names the operation a frame asks for (or answers).
+type Op uint16
+
+// Operations. The first frame of every connection is OpAttest, unMAC'd; it
+// sets up the session. Every later frame carries a MAC.
+const (
+	OpAttest        Op = 1
+	OpCreateKEK     Op = 2
+	OpSeal          Op = 3
+	OpOpen          Op = 4
+	OpSignJWT       Op = 5
+	OpPublicKeys    Op = 6
+	OpHealth        Op = 7
+	OpSignAuditHead Op = 8
+)
+
+// Valid reports whether op is a known operation.
+func (op Op) Valid() bool { return op >= OpAttest && op <= OpSignAuditHead }
+
+// String names the operation for logs.
+func (op Op) String() string {
+	switch op {
+	case OpAttest:
+		return "attest"
+	case OpCreateKEK:
+		return "create_kek"
+	case OpSeal:
+		return "seal"
+	case OpOpen:
+		return "open"
+	case OpSignJWT:
+		return "sign_jwt"
+	case OpPublicKeys:
+		return "public_keys"
+	case OpHealth:
+		return "health"
+	case OpSignAuditHead:
+		return "sign_audit_head"
+	default:
+		return "unknown"
+	}
+}

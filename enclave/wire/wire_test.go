@@ -1,0 +1,158 @@
+package wire
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// sampleMessages returns one filled message of every kind, keyed by name,
+// with a fresh zero value to decode into.
+func sampleMessages() map[string]struct{ in, out Message } {
+	hash := [32]byte{1, 2, 3}
+	return map[string]struct{ in, out Message }{
+		"attest request":   {&AttestRequest{Nonce: bytes.Repeat([]byte{7}, 32), ProxyPublicKey: bytes.Repeat([]byte{9}, 32)}, &AttestRequest{}},
+		"attest response":  {&AttestResponse{Document: []byte("doc")}, &AttestResponse{}},
+		"create kek":       {&CreateKEKRequest{OrgID: "org", VaultID: "vault"}, &CreateKEKRequest{}},
+		"create kek reply": {&CreateKEKResponse{KEKVersion: 3}, &CreateKEKResponse{}},
+		"seal":             {&SealRequest{OrgID: "o", VaultID: "v", Path: "a/b", SecretVersion: 2, KEKVersion: 1, Plaintext: []byte("pt")}, &SealRequest{}},
+		"seal reply":       {&SealResponse{KEKVersion: 1, WrappedDEK: []byte("w"), Ciphertext: []byte("c")}, &SealResponse{}},
+		"open":             {&OpenRequest{OrgID: "o", VaultID: "v", Path: "p", SecretVersion: 9, WrappedDEK: []byte("w"), Ciphertext: []byte("c")}, &OpenRequest{}},
+		"open reply":       {&OpenResponse{Plaintext: []byte("pt")}, &OpenResponse{}},
+		"sign jwt":         {&SignJWTRequest{Claims: []byte(`{"sub":"x"}`)}, &SignJWTRequest{}},
+		"sign jwt reply":   {&SignJWTResponse{Token: "a.b.c", KID: "ocv-jwt-v1"}, &SignJWTResponse{}},
+		"public keys":      {&PublicKeysRequest{}, &PublicKeysRequest{}},
+		"public keys reply": {&PublicKeysResponse{Keys: []PublicKey{
+			{KID: "k1", Alg: "ES256", Curve: "P-256", X: bytes.Repeat([]byte{1}, 32), Y: bytes.Repeat([]byte{2}, 32)},
+			{KID: "k2", Alg: "ES256", Curve: "P-256", X: bytes.Repeat([]byte{3}, 32), Y: bytes.Repeat([]byte{4}, 32)},
+		}}, &PublicKeysResponse{}},
+		"health":           {&HealthRequest{}, &HealthRequest{}},
+		"health reply":     {&HealthResponse{HSM: HSMOK, Mode: ModeSimulated, KeyCount: 1, Detail: "d"}, &HealthResponse{}},
+		"audit head":       {&SignAuditHeadRequest{OrgID: "o", Seq: 5, EventID: -1, Hash: hash}, &SignAuditHeadRequest{}},
+		"audit head reply": {&SignAuditHeadResponse{Signature: bytes.Repeat([]byte{5}, 64), KID: "k"}, &SignAuditHeadResponse{}},
+	}
+}
+
+func TestMessageRoundTrip(t *testing.T) {
+	for name, tc := range sampleMessages() {
+		t.Run(name, func(t *testing.T) {
+			b, err := tc.in.Append(nil)
+			require.NoError(t, err)
+			require.NoError(t, tc.out.Decode(b))
+			require.Equal(t, tc.in, tc.out)
+			b2, err := tc.out.Append(nil)
+			require.NoError(t, err)
+			require.Equal(t, b, b2)
+			// Every strict prefix and any trailing byte must be refused.
+			for i := range b {
+				require.ErrorIs(t, tc.out.Decode(b[:i]), ErrBadRequest)
+			}
+			require.ErrorIs(t, tc.out.Decode(append(b, 0)), ErrBadRequest)
+		})
+	}
+}
+
+func TestMessageBounds(t *testing.T) {
+	tests := map[string]struct {
+		msg     Message
+		wantErr error
+	}{
+		"fail path over 1024 bytes": {&SealRequest{Path: string(make([]byte, MaxPathLen+1))}, ErrBadRequest},
+		"fail org id over bound":    {&OpenRequest{OrgID: string(make([]byte, MaxIDLen+1))}, ErrBadRequest},
+		"fail plaintext over 1 MiB": {&SealRequest{Plaintext: make([]byte, MaxPlaintextLen+1)}, ErrBadRequest},
+		"fail long proxy key":       {&AttestRequest{ProxyPublicKey: make([]byte, 33)}, ErrBadRequest},
+		"fail too many keys":        {&PublicKeysResponse{Keys: make([]PublicKey, MaxKeys+1)}, ErrBadRequest},
+		"ok path at 1024 bytes":     {&SealRequest{Path: string(make([]byte, MaxPathLen))}, nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := tc.msg.Append(nil)
+			require.ErrorIs(t, err, tc.wantErr)
+		})
+	}
+}
+
+func TestDecodeRejectsHostileLengths(t *testing.T) {
+	tests := map[string]struct {
+		body    []byte
+		msg     Message
+		wantErr error
+	}{
+		// A claimed 4 GiB field must fail on the bound, not allocate.
+		"fail huge claimed length": {[]byte{0xff, 0xff, 0xff, 0xff}, &OpenResponse{}, ErrBadRequest},
+		// A length within the bound but past the end of the body.
+		"fail length past end": {[]byte{0, 0, 0, 10, 1}, &OpenResponse{}, ErrBadRequest},
+		// 64 keys claimed with no bytes behind them.
+		"fail key count without keys": {[]byte{0, 64}, &PublicKeysResponse{}, ErrBadRequest},
+		"fail key count over max":     {[]byte{0xff, 0xff}, &PublicKeysResponse{}, ErrBadRequest},
+		"fail empty body for u32":     {nil, &CreateKEKResponse{}, ErrBadRequest},
+		"ok empty request":            {nil, &HealthRequest{}, nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			require.ErrorIs(t, tc.msg.Decode(tc.body), tc.wantErr)
+		})
+	}
+}
+
+func TestCodeMapping(t *testing.T) {
+	for c := OK; c <= Internal; c++ {
+		require.Equal(t, c, CodeOf(Err(c)), c.String())
+	}
+	require.Equal(t, Integrity, CodeOf(wrapf("opening: %w", ErrIntegrity)))
+	require.Equal(t, Internal, CodeOf(errPlain))
+	require.ErrorIs(t, Err(Code(999)), ErrInternal)
+	require.NoError(t, Err(OK))
+}
+
+func TestAuditHeadMessage(t *testing.T) {
+	hash := [32]byte{0xab, 0xcd}
+	msg, err := AuditHeadMessage("org-1", 42, 7, hash)
+	require.NoError(t, err)
+	want := "ocv-audit-head-v1\norg-1\n42\n7\nabcd" + string(bytes.Repeat([]byte("00"), 30))
+	require.Equal(t, want, string(msg))
+
+	tests := map[string]struct {
+		org     string
+		wantErr error
+	}{
+		"fail empty org": {"", ErrBadRequest},
+		// A newline in the org would let one head's message pass for another's.
+		"fail newline in org": {"a\n1", ErrBadRequest},
+		"ok uuid":             {"0b6f3b1e-8f0c-4d8e-9a55-1c1f2d3e4f50", nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := AuditHeadMessage(tc.org, 1, 1, hash)
+			require.ErrorIs(t, err, tc.wantErr)
+		})
+	}
+}
+
+func TestParseAddr(t *testing.T) {
+	tests := map[string]struct {
+		in      string
+		want    Addr
+		wantErr error
+	}{
+		"ok unix absolute":   {"unix:///tmp/e.sock", Addr{Network: NetworkUnix, Path: "/tmp/e.sock"}, nil},
+		"ok unix relative":   {"unix://.ocv/enclave.sock", Addr{Network: NetworkUnix, Path: ".ocv/enclave.sock"}, nil},
+		"ok vsock":           {"vsock://16:5000", Addr{Network: NetworkVsock, CID: 16, HasCID: true, Port: 5000}, nil},
+		"ok vsock any cid":   {"vsock://:5000", Addr{Network: NetworkVsock, Port: 5000}, nil},
+		"fail tcp":           {"tcp://127.0.0.1:1", Addr{}, ErrAddress},
+		"fail empty unix":    {"unix://", Addr{}, ErrAddress},
+		"fail vsock no port": {"vsock://3", Addr{}, ErrAddress},
+		"fail vsock bad cid": {"vsock://x:1", Addr{}, ErrAddress},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseAddr(tc.in)
+			require.ErrorIs(t, err, tc.wantErr)
+			require.Equal(t, tc.want, got)
+			if err == nil {
+				require.Equal(t, tc.in, got.String())
+			}
+		})
+	}
+}

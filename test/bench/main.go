@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Flag bounds: generous, but a typo cannot start an unbounded run.
+const (
+	maxConcurrency = 1024
+	maxDuration    = 24 * time.Hour
+	maxReadKeys    = 1_000_000
+	maxValueSize   = 512 << 10 // the API's MaxValueBytes
+	setupTimeout   = 5 * time.Minute
+	minPrewriters  = 16
+)
+
+// config is the parsed and validated command line.
+type config struct {
+	url, cacert         string
+	target              *url.URL // url, checked
+	duration, warmup    time.Duration
+	timeout             time.Duration
+	concurrency         []int
+	scenarios           []string
+	valueSize, readKeys int
+	h2, json, remote    bool
+}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := bench(ctx, cfg, commandLine(os.Args[1:])); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// envOr returns the environment variable key, or def when it is unset or
+// empty; `make bench` passes OCV_BENCH_URL and OCV_BENCH_CACERT.
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func parseFlags(args []string) (config, error) {
+	var cfg config
+	var conc, scen string
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.StringVar(&cfg.url, "url", envOr("OCV_BENCH_URL", "https://127.0.0.1:8443"), "base URL of the stack (env OCV_BENCH_URL)")
+	fs.StringVar(&cfg.cacert, "cacert", envOr("OCV_BENCH_CACERT", ".ocv/tls/ca.pem"), "CA certificate to trust; empty uses the system roots (env OCV_BENCH_CACERT)")
+	fs.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured time per scenario and concurrency level")
+	fs.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each measured window")
+	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "per-request timeout")
+	fs.StringVar(&conc, "concurrency", "1,16", "comma-separated numbers of closed-loop workers")
+	fs.StringVar(&scen, "scenarios", "write,read", "comma-separated scenarios: write, read")
+	fs.IntVar(&cfg.valueSize, "value-size", 64, "secret value size in bytes")
+	fs.IntVar(&cfg.readKeys, "read-keys", 1000, "secrets written before the read scenario and read round-robin")
+	fs.BoolVar(&cfg.h2, "h2", false, "use HTTP/2 (one multiplexed connection) instead of HTTP/1.1 keep-alive connections")
+	fs.BoolVar(&cfg.json, "json", false, "also print the results as JSON")
+	fs.BoolVar(&cfg.remote, "allow-remote", false, "allow a -url that is not a loopback address")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("%w: unexpected argument %q", ErrInvalidFlag, fs.Arg(0))
+	}
+	var err error
+	if cfg.target, err = checkTarget(cfg.url, cfg.remote); err != nil {
+		return config{}, err
+	}
+	if cfg.concurrency, err = parseConcurrency(conc); err != nil {
+		return config{}, err
+	}
+	if cfg.scenarios, err = parseScenarios(scen); err != nil {
+		return config{}, err
+	}
+	switch {
+	case cfg.duration <= 0 || cfg.duration > maxDuration:
+		return config{}, fmt.Errorf("%w: -duration must be in (0, %s]", ErrInvalidFlag, maxDuration)
+	case cfg.warmup < 0 || cfg.warmup > maxDuration:
+		return config{}, fmt.Errorf("%w: -warmup must be in [0, %s]", ErrInvalidFlag, maxDuration)
+	case cfg.timeout <= 0 || cfg.timeout > 10*time.Minute:
+		return config{}, fmt.Errorf("%w: -timeout must be in (0, 10m]", ErrInvalidFlag)
+	case cfg.valueSize < 1 || cfg.valueSize > maxValueSize:
+		return config{}, fmt.Errorf("%w: -value-size must be in [1, %d]", ErrInvalidFlag, maxValueSize)
+	case cfg.readKeys < 1 || cfg.readKeys > maxReadKeys:
+		return config{}, fmt.Errorf("%w: -read-keys must be in [1, %d]", ErrInvalidFlag, maxReadKeys)
+	}
+	return cfg, nil
+}
+
+func parseConcurrency(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > maxConcurrency {
+			return nil, fmt.Errorf("%w: -concurrency: %q is not a number in [1, %d]", ErrInvalidFlag, f, maxConcurrency)
+		}
+		// Write paths embed the level: a repeated level would overwrite.
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("%w: -concurrency lists %d twice", ErrInvalidFlag, n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func parseScenarios(s string) ([]string, error) {
+	var out []string
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		if f != "write" && f != "read" {
+			return nil, fmt.Errorf("%w: -scenarios: unknown scenario %q (want write, read)", ErrInvalidFlag, f)
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// commandLine renders the invocation as a shell command that reproduces it.
+func commandLine(args []string) string {
+	parts := []string{"go", "run", "./test/bench"}
+	for _, a := range args {
+		if a == "" || strings.ContainsFunc(a, func(r rune) bool {
+			return !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,:/@%+", r)
+		}) {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// bench runs the whole matrix and prints the report. Interrupting it
+// (Ctrl-C) ends the current cell early and prints what was measured.
+func bench(ctx context.Context, cfg config, cmd string) error {
+	maxConc := slices.Max(cfg.concurrency)
+	tr, err := newTransport(cfg.cacert, max(maxConc, minPrewriters), cfg.h2)
+	if err != nil {
+		return err
+	}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{
+		Transport: tr,
+		Timeout:   cfg.timeout,
+		// Only the given URL is loaded: a redirect is an answer, never followed.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	c := &client{http: hc, base: cfg.target.String()}
+
+	setupCtx, cancelSetup := context.WithTimeout(ctx, setupTimeout)
+	defer cancelSetup()
+	proto, err := c.health(setupCtx)
+	if err != nil {
+		return err
+	}
+	logf("stack at %s answers over %s; signing up a bench user", c.base, proto)
+	ttl, err := c.setup(setupCtx)
+	if err != nil {
+		return err
+	}
+	tokenCtx, stopToken := context.WithCancel(ctx)
+	defer stopToken()
+	go c.keepToken(tokenCtx, ttl)
+
+	sec, err := newSecrets(c, cfg.valueSize, cfg.readKeys)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(cfg.scenarios, "read") {
+		logf("writing %d secrets for the read scenario", cfg.readKeys)
+		if err := sec.prewrite(setupCtx, hc, max(maxConc, minPrewriters)); err != nil {
+			return err
+		}
+	}
+	cancelSetup()
+
+	rep := Report{Command: cmd, Started: time.Now(), URL: c.base, Protocol: proto, Duration: cfg.duration.String(),
+		Warmup: cfg.warmup.String(), Value: cfg.valueSize, ReadKeys: cfg.readKeys}
+	for _, name := range cfg.scenarios {
+		sc := sec.write()
+		if name == "read" {
+			sc = sec.read()
+		}
+		for _, conc := range cfg.concurrency {
+			if ctx.Err() != nil {
+				break
+			}
+			logf("%s at concurrency %d: %s warm-up + %s", name, conc, cfg.warmup, cfg.duration)
+			res := run(ctx, hc, sc, conc, cfg.warmup, cfg.duration)
+			if res.OK == 0 {
+				logf("%s at concurrency %d: no successful request (errors %s)", name, conc, errorCell(res.Errors))
+			}
+			rep.Results = append(rep.Results, res)
+		}
+	}
+	var failed uint64
+	for _, r := range rep.Results {
+		failed += r.Requests - r.OK
+	}
+	if failed > 0 {
+		logf("%d requests failed; see the errors column", failed)
+	}
+	writeMarkdown(os.Stdout, rep)
+	if cfg.json {
+		if err := writeJSON(os.Stdout, rep); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted; the table covers what was measured: %w", ctx.Err())
+	}
+	return nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestCheckTarget(t *testing.T) {
+	tests := map[string]struct {
+		url     string
+		remote  bool
+		want    string
+		wantErr error
+	}{
+		"ok loopback ipv4":       {url: "https://127.0.0.1:8443", want: "https://127.0.0.1:8443"},
+		"ok loopback ipv6":       {url: "https://[::1]:8443/", want: "https://[::1]:8443"},
+		"ok localhost":           {url: "https://LOCALHOST:8443", want: "https://LOCALHOST:8443"},
+		"ok other loopback":      {url: "https://127.0.0.2:8443", want: "https://127.0.0.2:8443"},
+		"ok remote when allowed": {url: "https://bench.example.com", remote: true, want: "https://bench.example.com"},
+		"fail remote name":       {url: "https://bench.example.com", wantErr: ErrRemoteURL},
+		"fail private address":   {url: "https://10.0.0.1:8443", wantErr: ErrRemoteURL},
+		// A name that merely starts like a loopback address is still a DNS name.
+		"fail lookalike name":   {url: "https://127.0.0.1.example.com", wantErr: ErrRemoteURL},
+		"fail localhost suffix": {url: "https://localhost.example.com", wantErr: ErrRemoteURL},
+		"fail scheme":           {url: "ftp://127.0.0.1", wantErr: ErrInvalidFlag},
+		"fail no host":          {url: "https://", wantErr: ErrInvalidFlag},
+		// Credentials in the URL would end up in logs and the printed command.
+		"fail userinfo": {url: "https://u:p@127.0.0.1:8443", wantErr: ErrInvalidFlag},
+		"fail query":    {url: "https://127.0.0.1:8443?x=1", wantErr: ErrInvalidFlag},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			u, err := checkTarget(tc.url, tc.remote)
+			require.ErrorIs(t, err, tc.wantErr)
+			if tc.wantErr == nil {
+				require.Equal(t, tc.want, u.String())
+			}
+		})
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	tests := map[string]struct {
+		args    []string
+		wantErr error
+	}{
+		"ok defaults":          {},
+		"ok full":              {args: []string{"-concurrency", "1, 4,64", "-scenarios", "read", "-value-size", "1024", "-h2", "-json"}},
+		"fail concurrency nan": {args: []string{"-concurrency", "1,x"}, wantErr: ErrInvalidFlag},
+		"fail concurrency 0":   {args: []string{"-concurrency", "0"}, wantErr: ErrInvalidFlag},
+		// A repeated level would overwrite the earlier level's write paths.
+		"fail concurrency twice": {args: []string{"-concurrency", "4,4"}, wantErr: ErrInvalidFlag},
+		"fail scenario":          {args: []string{"-scenarios", "write,delete"}, wantErr: ErrInvalidFlag},
+		"fail duration zero":     {args: []string{"-duration", "0s"}, wantErr: ErrInvalidFlag},
+		"fail warmup negative":   {args: []string{"-warmup", "-1s"}, wantErr: ErrInvalidFlag},
+		"fail value too big":     {args: []string{"-value-size", "600000"}, wantErr: ErrInvalidFlag},
+		"fail read keys":         {args: []string{"-read-keys", "0"}, wantErr: ErrInvalidFlag},
+		"fail remote":            {args: []string{"-url", "https://example.com"}, wantErr: ErrRemoteURL},
+		"fail extra argument":    {args: []string{"now"}, wantErr: ErrInvalidFlag},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("OCV_BENCH_URL", "")
+			_, err := parseFlags(tc.args)
+			require.ErrorIs(t, err, tc.wantErr)
+		})
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	require.Equal(t, "go run ./test/bench -duration=5s -scenarios 'a b' ''",
+		commandLine([]string{"-duration=5s", "-scenarios", "a b", ""}))
+}
+
+func TestErrorCell(t *testing.T) {
+	require.Equal(t, "0", errorCell(map[string]uint64{}))
+	require.Equal(t, "5 (429:3, 500:1, transport:1)", errorCell(map[string]uint64{"transport": 1, "500": 1, "429": 3}))
+}
