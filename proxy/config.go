@@ -47,6 +47,9 @@ type Config struct {
 	LogLevel     string        `yaml:"log_level"`      // OCV_LOG_LEVEL
 	AccessLog    bool          `yaml:"access_log"`     // OCV_ACCESS_LOG
 	SealInterval time.Duration `yaml:"audit_seal_interval"`
+	// AdminListen serves /metrics and /debug/pprof; "" disables it. Keep it
+	// on loopback or a private interface.
+	AdminListen string `yaml:"admin_listen"` // OCV_ADMIN_LISTEN
 }
 
 // DefaultConfig is the simulator configuration.
@@ -54,7 +57,7 @@ func DefaultConfig() Config {
 	return Config{
 		Listen: "127.0.0.1:8443", DataDir: ".ocv", EnclaveAddr: "unix://.ocv/enclave.sock", EnclavePoolSize: 32,
 		DBMaxConns: 32, AttestationMaxAge: 5 * time.Minute, TLSMode: "dev", TokenTTL: 900 * time.Second,
-		MaxBodyBytes: 1 << 20, LogLevel: "info", AccessLog: true, SealInterval: time.Second,
+		MaxBodyBytes: 1 << 20, LogLevel: "info", AccessLog: true, SealInterval: time.Second, AdminListen: "127.0.0.1:9464",
 	}
 }
 
@@ -126,6 +129,9 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 	str(&c.ACMECA, "OCV_ACME_CA")
 	dur(&c.TokenTTL, "OCV_TOKEN_TTL")
 	str(&c.LogLevel, "OCV_LOG_LEVEL")
+	if v, ok := lookup("OCV_ADMIN_LISTEN"); ok {
+		c.AdminListen = v
+	}
 	num("OCV_MAX_BODY_BYTES", func(n int64) { c.MaxBodyBytes = n })
 	num("OCV_ENCLAVE_POOL_SIZE", func(n int64) { c.EnclavePoolSize = int(n) })
 	num("OCV_DATABASE_MAX_CONNS", func(n int64) { c.DBMaxConns = int32(n) })
@@ -183,6 +189,11 @@ func (c *Config) Validate() error {
 	}
 	if c.DBMaxConns < 2 {
 		bad("database_max_conns", "must be at least 2")
+	}
+	if c.AdminListen != "" {
+		if _, _, err := net.SplitHostPort(c.AdminListen); err != nil {
+			bad("admin_listen", "must be host:port or empty")
+		}
 	}
 	if c.SealInterval <= 0 {
 		bad("audit_seal_interval", "must be positive")

@@ -22,15 +22,15 @@ func TestRouterMatch(t *testing.T) {
 		wantAllowed    []string
 		wantValues     map[string]string
 	}{
-		"literal":        {method: "GET", target: "/v1/vaults", wantPattern: "/v1/vaults"},
-		"param":          {method: "GET", target: "/v1/vaults/abc", wantPattern: "/v1/vaults/{id}", wantValues: map[string]string{"id": "abc"}},
-		"rest stays raw": {method: "GET", target: "/v1/vaults/v/secrets/a%2Fb/c", wantPattern: "/v1/vaults/{vault_id}/secrets/{path...}", wantValues: map[string]string{"vault_id": "v", "path": "a%2Fb/c"}},
+		"literal":                   {method: "GET", target: "/v1/vaults", wantPattern: "/v1/vaults"},
+		"param":                     {method: "GET", target: "/v1/vaults/abc", wantPattern: "/v1/vaults/{id}", wantValues: map[string]string{"id": "abc"}},
+		"rest stays raw":            {method: "GET", target: "/v1/vaults/v/secrets/a%2Fb/c", wantPattern: "/v1/vaults/{vault_id}/secrets/{path...}", wantValues: map[string]string{"vault_id": "v", "path": "a%2Fb/c"}},
 		"rest keeps trailing slash": {method: "GET", target: "/v1/vaults/v/secrets/a/", wantPattern: "/v1/vaults/{vault_id}/secrets/{path...}", wantValues: map[string]string{"path": "a/"}},
-		"wrong method":   {method: "DELETE", target: "/v1/vaults/v/secrets/a", wantAllowed: []string{"PUT", "GET"}},
-		"unknown":        {method: "GET", target: "/v1/nope"},
-		"trailing slash": {method: "GET", target: "/v1/vaults/"},
-		"empty rest":     {method: "GET", target: "/v1/vaults/v/secrets"},
-		"head is get":    {method: "HEAD", target: "/v1/vaults", wantPattern: "/v1/vaults"},
+		"wrong method":              {method: "DELETE", target: "/v1/vaults/v/secrets/a", wantAllowed: []string{"PUT", "GET"}},
+		"unknown":                   {method: "GET", target: "/v1/nope"},
+		"trailing slash":            {method: "GET", target: "/v1/vaults/"},
+		"empty rest":                {method: "GET", target: "/v1/vaults/v/secrets"},
+		"head is get":               {method: "HEAD", target: "/v1/vaults", wantPattern: "/v1/vaults"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/opencustody/ocv/attestation/nitro"
 	"github.com/opencustody/ocv/attestation/sim"
 	"github.com/opencustody/ocv/enclave/client"
+	"github.com/opencustody/ocv/internal/obs"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
@@ -65,7 +67,18 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	h := handlers.New(handlers.Deps{Store: db, Enclave: enclave, Minter: auth.NewMinter(enclave, cfg.PublicURL, cfg.TokenTTL),
 		Verifier: verifier, OpenAPI: openapi})
-	srv := NewServer(cfg, log, h, audits, verifier)
+	metrics := obs.NewMetrics()
+	metrics.Gauge("ocv_enclave_attested", func() float64 {
+		if ec.State().Attested {
+			return 1
+		}
+		return 0
+	})
+	metrics.Gauge("ocv_audit_queue_depth", func() float64 { return float64(audits.QueueDepth()) })
+	srv := NewServer(cfg, log, h, audits, verifier, metrics)
+	if cfg.AdminListen != "" {
+		go serveAdmin(bg, cfg.AdminListen, metrics, log)
+	}
 
 	tlsCfg, err := tlsConfig(ctx, cfg, db, log)
 	if err != nil {
@@ -186,5 +199,25 @@ func keepRevocations(ctx context.Context, db *store.Store, set *auth.RevocationS
 				log.Warn("purging revocations", "err", err)
 			}
 		}
+	}
+}
+
+// serveAdmin serves /metrics (Prometheus text format) and /debug/pprof on
+// the admin listener, which must stay on a private interface.
+func serveAdmin(ctx context.Context, addr string, m *obs.Metrics, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m)
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	hs := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	log.Info("admin listener (metrics, pprof)", "addr", addr)
+	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("admin listener stopped", "err", err)
 	}
 }

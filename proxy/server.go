@@ -22,12 +22,13 @@ type Server struct {
 	router   *router
 	audits   Appender
 	verifier *auth.Verifier
+	metrics  *obs.Metrics
 	chain    http.Handler
 }
 
 // NewServer builds the handler over h's routes.
-func NewServer(cfg Config, log *slog.Logger, h *handlers.Handlers, audits Appender, verifier *auth.Verifier) *Server {
-	s := &Server{cfg: cfg, log: log, router: newRouter(Routes(h)), audits: audits, verifier: verifier}
+func NewServer(cfg Config, log *slog.Logger, h *handlers.Handlers, audits Appender, verifier *auth.Verifier, m *obs.Metrics) *Server {
+	s := &Server{cfg: cfg, log: log, router: newRouter(Routes(h)), audits: audits, verifier: verifier, metrics: m}
 	s.chain = s.audit(s.limits(s.authenticate(http.HandlerFunc(s.dispatch))))
 	return s
 }
@@ -54,15 +55,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	s.chain.ServeHTTP(sw, r.WithContext(ctx))
+	name := "unmatched"
+	if route != nil {
+		name = route.Method + " " + route.Pattern
+	}
+	latency := time.Since(start)
+	s.metrics.ObserveRequest(name, sw.status, latency)
 	if s.cfg.AccessLog {
-		name := "unmatched"
-		if route != nil {
-			name = route.Method + " " + route.Pattern
-		}
 		p, _ := auth.FromContext(ctx)
 		s.log.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("request_id", reqID), slog.String("route", name), slog.Int("status", sw.status),
-			slog.Duration("latency", time.Since(start)), slog.String("principal", p.ID))
+			slog.Duration("latency", latency), slog.String("principal", p.ID))
 	}
 }
 

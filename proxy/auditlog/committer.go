@@ -113,3 +113,6 @@ func (c *Committer) Close() {
 	c.closeMu.Unlock()
 	c.wg.Wait()
 }
+
+// QueueDepth is the number of events waiting for a worker.
+func (c *Committer) QueueDepth() int { return len(c.queue) }

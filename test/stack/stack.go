@@ -128,6 +128,7 @@ func Start(t testing.TB, opts ...Option) *Stack {
 	s.BaseURL = "https://127.0.0.1:" + port
 	env := []string{
 		"OCV_LISTEN=127.0.0.1:" + port,
+		"OCV_ADMIN_LISTEN=",
 		"OCV_DATABASE_URL=" + s.DatabaseURL,
 		"OCV_ENCLAVE_ADDR=" + s.EnclaveAddr,
 		"OCV_DATA_DIR=" + dir,
