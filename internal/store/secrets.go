@@ -50,9 +50,82 @@ func scanSecret(row pgx.Row, extra ...any) (Secret, error) {
 // PutSecret writes a new version of the secret at in.Path (creating the
 // secret at version 1), sealing the value through seal with the version
 // number it will have, and records the event ev returns (told whether the
-// secret is new), in one transaction. created reports whether the secret is
-// new. A missing vault gives ErrNotFound.
-func (s *Store) PutSecret(ctx context.Context, in Secret, seal SealFunc, ev func(created bool) *auditchain.Event) (out Secret, created bool, err error) {
+// secret is new), atomically. created reports whether the secret is new. A
+// missing vault gives ErrNotFound.
+//
+// The common case takes two round trips and one commit: read the current
+// version, seal, then one statement that advances the version only if it is
+// still the one read and inserts the version row and the audit event with
+// it. A writer that loses a race retries; after a few lost races it falls
+// back to locking the row.
+func (s *Store) PutSecret(ctx context.Context, in Secret, seal SealFunc, ev func(created bool) *auditchain.Event) (Secret, bool, error) {
+	for attempt := 0; attempt < 3; attempt++ {
+		out, created, ok, err := s.putOptimistic(ctx, in, seal, ev)
+		if err != nil || ok {
+			return out, created, err
+		}
+	}
+	return s.putLocked(ctx, in, seal, ev)
+}
+
+const insertVersionCTE = `ver AS (INSERT INTO secret_versions (org_id, secret_id, version, kek_version, wrapped_dek, ciphertext)
+		SELECT org_id, id, version, $10, $11, $12 FROM w),
+	aud AS (INSERT INTO audit_events (org_id, occurred_at, request_id, actor_type, actor_id, action, resource, outcome, status, client_ip)
+		SELECT org_id, $13, $14, $15, $16, $17, $18, $19, $20, $21 FROM w WHERE $22)
+	SELECT ` + secretColumns + ` FROM w s`
+
+// putOptimistic returns ok false when another writer changed the secret
+// between the read and the write.
+func (s *Store) putOptimistic(ctx context.Context, in Secret, seal SealFunc, ev func(bool) *auditchain.Event) (Secret, bool, bool, error) {
+	var id string
+	var version uint32
+	err := s.pool.QueryRow(ctx, `SELECT id, version FROM secrets WHERE org_id = $1 AND vault_id = $2 AND path = $3`,
+		in.OrgID, in.VaultID, in.Path).Scan(&id, &version)
+	created := errors.Is(err, pgx.ErrNoRows)
+	if err != nil && !created {
+		return Secret{}, false, false, fmt.Errorf("reading secret version: %w", err)
+	}
+	if created {
+		id = uuid.Must(uuid.NewV7()).String()
+	}
+	sealed, err := seal(ctx, version+1)
+	if err != nil {
+		return Secret{}, false, false, err
+	}
+	var e *auditchain.Event
+	if ev != nil {
+		e = ev(created)
+	}
+	record := e != nil
+	if e == nil {
+		e = &auditchain.Event{}
+	}
+	args := []any{in.OrgID, id, in.VaultID, in.Path, in.Type, in.Metadata, in.ExpiresAt, version + 1, version,
+		sealed.KEKVersion, sealed.WrappedDEK, sealed.Ciphertext,
+		e.OccurredAt, e.RequestID, e.ActorType, e.ActorID, e.Action, e.Resource, e.Outcome, e.Status, e.ClientIP, record}
+	var sql string
+	if created {
+		sql = `WITH w AS (INSERT INTO secrets (org_id, id, vault_id, path, type, metadata, expires_at, version)
+			SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $9::int = 0
+			ON CONFLICT (org_id, vault_id, path) DO NOTHING RETURNING *), ` + insertVersionCTE
+	} else {
+		sql = `WITH w AS (UPDATE secrets SET type = $5, metadata = $6, expires_at = $7, version = $8, updated_at = now()
+			WHERE org_id = $1 AND id = $2 AND vault_id = $3 AND path = $4 AND version = $9 RETURNING *), ` + insertVersionCTE
+	}
+	out, err := scanSecret(s.pool.QueryRow(ctx, sql, args...))
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Secret{}, false, false, nil // lost a race: try again
+	case pgCode(err) == codeForeignKeyViolation:
+		return Secret{}, false, false, fmt.Errorf("writing secret: %w", ErrNotFound)
+	case err != nil:
+		return Secret{}, false, false, fmt.Errorf("writing secret: %w", err)
+	}
+	return out, created, true, nil
+}
+
+// putLocked is the contended path: it locks (or creates) the row first.
+func (s *Store) putLocked(ctx context.Context, in Secret, seal SealFunc, ev func(created bool) *auditchain.Event) (out Secret, created bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		out, created = Secret{}, false
 		var id string
