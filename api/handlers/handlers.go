@@ -35,11 +35,11 @@ type Store interface {
 
 // EnclaveState is what the proxy knows of its channel to the enclave.
 type EnclaveState struct {
-	Attested   bool
-	Reason     string
-	Since      time.Time
-	Mode       string
-	Simulated  bool
+	Attested  bool
+	Reason    string
+	Since     time.Time
+	Mode      string
+	Simulated bool
 }
 
 // Enclave is the attested channel to the enclave.

@@ -30,15 +30,15 @@ func TestSecretPath(t *testing.T) {
 		// Decoding happens once: an encoded dot-dot is still a dot-dot segment.
 		"encoded dot-dot": {escaped: "a/%2e%2e/b", wantErr: true},
 		// A decoded '/' inside a segment would let two URLs name one secret.
-		"encoded slash":   {escaped: "a%2Fb", wantErr: true},
-		"double encoded":  {escaped: "a%252Fb", want: "a%2Fb"},
-		"control char":    {escaped: "a%00b", wantErr: true},
-		"DEL":             {escaped: "a%7Fb", wantErr: true},
-		"C1 control":      {escaped: "a%C2%85b", wantErr: true},
-		"invalid utf8":    {escaped: "a%FFb", wantErr: true},
-		"not NFC":         {escaped: "e%CC%81", wantErr: true},
-		"bad escape":      {escaped: "a%zz", wantErr: true},
-		"over 1024 bytes": {escaped: strings.Repeat("a", 1025), wantErr: true},
+		"encoded slash":       {escaped: "a%2Fb", wantErr: true},
+		"double encoded":      {escaped: "a%252Fb", want: "a%2Fb"},
+		"control char":        {escaped: "a%00b", wantErr: true},
+		"DEL":                 {escaped: "a%7Fb", wantErr: true},
+		"C1 control":          {escaped: "a%C2%85b", wantErr: true},
+		"invalid utf8":        {escaped: "a%FFb", wantErr: true},
+		"not NFC":             {escaped: "e%CC%81", wantErr: true},
+		"bad escape":          {escaped: "a%zz", wantErr: true},
+		"over 1024 bytes":     {escaped: strings.Repeat("a", 1025), wantErr: true},
 		"over after decoding": {escaped: strings.Repeat("%C3%A9", 513), wantErr: true},
 	}
 	for name, tc := range tests {
