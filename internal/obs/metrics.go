@@ -91,11 +91,11 @@ func (m *Metrics) Counter(name string) *atomic.Uint64 {
 // ServeHTTP writes the registry in the Prometheus text format.
 func (m *Metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-	m.WriteTo(w)
+	m.WriteText(w)
 }
 
-// WriteTo writes the exposition.
-func (m *Metrics) WriteTo(w io.Writer) {
+// WriteText writes the exposition.
+func (m *Metrics) WriteText(w io.Writer) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	fmt.Fprintln(w, "# TYPE ocv_http_requests_total counter")

@@ -16,7 +16,7 @@ func TestMetricsExposition(t *testing.T) {
 	m.Gauge("ocv_enclave_attested", func() float64 { return 1 })
 	m.Counter("ocv_audit_sealed_events_total").Add(7)
 	var b strings.Builder
-	m.WriteTo(&b)
+	m.WriteText(&b)
 	out := b.String()
 	require.Contains(t, out, `ocv_http_requests_total{route="GET /v1/health",status="200"} 2`)
 	require.Contains(t, out, `ocv_http_requests_total{route="GET /v1/health",status="503"} 1`)
