@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/proxy/auditlog"
 )
 
@@ -48,20 +49,17 @@ func (h *Handlers) ListAuditEvents(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out := List[auditEvent]{Items: make([]auditEvent, 0, len(evs))}
-	for i, e := range evs {
-		if i == limit {
-			out.NextCursor = encodeCursor(strconv.FormatInt(evs[i-1].ID, 10))
-			break
-		}
-		a := auditEvent{ID: e.ID, OccurredAt: e.OccurredAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
-			RequestID: e.RequestID, ActorType: e.ActorType, ActorID: e.ActorID, Action: e.Action, Resource: e.Resource,
-			Outcome: e.Outcome, Status: e.Status, ClientIP: e.ClientIP}
-		if e.ChainSeq > 0 {
-			seq, prev, hash := e.ChainSeq, e.PrevID, hex.EncodeToString(e.Hash)
-			a.ChainSeq, a.PrevID, a.Hash = &seq, &prev, &hash
-		}
-		out.Items = append(out.Items, a)
+	return writeJSON(w, http.StatusOK, listPage(evs, limit, toAuditEvent,
+		func(e *auditchain.Event) string { return strconv.FormatInt(e.ID, 10) }))
+}
+
+func toAuditEvent(e *auditchain.Event) auditEvent {
+	a := auditEvent{ID: e.ID, OccurredAt: e.OccurredAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
+		RequestID: e.RequestID, ActorType: e.ActorType, ActorID: e.ActorID, Action: e.Action, Resource: e.Resource,
+		Outcome: e.Outcome, Status: e.Status, ClientIP: e.ClientIP}
+	if e.ChainSeq > 0 {
+		seq, prev, hash := e.ChainSeq, e.PrevID, hex.EncodeToString(e.Hash)
+		a.ChainSeq, a.PrevID, a.Hash = &seq, &prev, &hash
 	}
-	return writeJSON(w, http.StatusOK, out)
+	return a
 }

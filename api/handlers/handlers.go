@@ -91,6 +91,20 @@ type List[T any] struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
+// listPage turns up to limit+1 rows into a list: the extra row only says that
+// there is a next page, whose cursor is the last row shown.
+func listPage[S, T any](rows []S, limit int, conv func(S) T, cursor func(S) string) List[T] {
+	out := List[T]{Items: make([]T, 0, min(len(rows), limit))}
+	for i, r := range rows {
+		if i == limit {
+			out.NextCursor = encodeCursor(cursor(rows[i-1]))
+			break
+		}
+		out.Items = append(out.Items, conv(r))
+	}
+	return out
+}
+
 func timePtr(t *time.Time) *string {
 	if t == nil {
 		return nil

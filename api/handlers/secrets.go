@@ -203,15 +203,7 @@ func (h *Handlers) ListSecrets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := List[secretResponse]{Items: make([]secretResponse, 0, len(secs))}
-	for i, s := range secs {
-		if i == limit {
-			out.NextCursor = encodeCursor(secs[i-1].Path)
-			break
-		}
-		out.Items = append(out.Items, toSecret(s))
-	}
-	return writeJSON(w, http.StatusOK, out)
+	return writeJSON(w, http.StatusOK, listPage(secs, limit, toSecret, func(s store.Secret) string { return s.Path }))
 }
 
 // DeleteSecret answers DELETE /v1/vaults/{vault_id}/secrets/{path}.

@@ -100,15 +100,7 @@ func (h *Handlers) ListVaults(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := List[vaultResponse]{Items: make([]vaultResponse, 0, len(vs))}
-	for i, v := range vs {
-		if i == limit {
-			out.NextCursor = encodeCursor(vs[i-1].ID)
-			break
-		}
-		out.Items = append(out.Items, toVault(v))
-	}
-	return writeJSON(w, http.StatusOK, out)
+	return writeJSON(w, http.StatusOK, listPage(vs, limit, toVault, func(v store.Vault) string { return v.ID }))
 }
 
 // GetVault answers GET /v1/vaults/{id}.
