@@ -45,6 +45,18 @@ var implementedRoutes = []implementedRoute{
 	{"GET", "/v1/vaults/{vault_id}/secrets/{path...}", "Any"},
 	{"DELETE", "/v1/vaults/{vault_id}/secrets/{path...}", "Any"},
 	{"GET", "/v1/audit/events", "UserOnly"},
+	{"POST", "/v1/auth/api-key-token", "Public"},
+	{"POST", "/v1/auth/refresh", "Public"},
+	{"POST", "/v1/auth/change-password", "UserOnly"},
+	{"POST", "/v1/auth/set-password", "UserOnly"},
+	{"POST", "/v1/auth/api-keys", "UserOnly"},
+	{"GET", "/v1/auth/api-keys", "UserOnly"},
+	{"DELETE", "/v1/auth/api-keys/{key_id}", "UserOnly"},
+	{"GET", "/v1/auth/settings", "UserOnly"},
+	{"PATCH", "/v1/auth/settings", "UserOnly"},
+	{"GET", "/v1/org/members", "UserOnly"},
+	{"POST", "/v1/org/invite", "UserOnly"},
+	{"GET", "/v1/admin/users", "AdminOnly"},
 }
 
 // openAPIPath turns a route pattern into its OpenAPI path template: a
@@ -148,7 +160,7 @@ func routeKey(r implementedRoute) string { return r.Method + " " + r.Pattern }
 
 func TestRoutesMatchProxyRouteTable(t *testing.T) {
 	parsed := parseRoutesFile(t)
-	require.Len(t, implementedRoutes, 17)
+	require.Len(t, implementedRoutes, 29)
 	require.ElementsMatch(t, implementedRoutes, parsed, "proxy/routes.go changed: update openapi.yaml and implementedRoutes")
 
 	doc := loadDoc(t, YAML())
@@ -185,14 +197,19 @@ func TestOperationsDocumentAccessLevel(t *testing.T) {
 			require.Nil(t, op.Security, "authenticated routes inherit the global bearer requirement")
 			unauth := op.Responses.Value("401")
 			require.NotNil(t, unauth)
-			require.Equal(t, "#/components/responses/Unauthorized", unauth.Ref)
+			// PasswordCheckFailed is Unauthorized plus a wrong current password.
+			require.Contains(t, []string{"#/components/responses/Unauthorized", "#/components/responses/PasswordCheckFailed"}, unauth.Ref)
 			require.NotNil(t, unauth.Value.Headers["WWW-Authenticate"])
 			require.NotNil(t, op.Responses.Value("503"), "token keys come from the enclave")
 			forbidden := op.Responses.Value("403")
-			if r.Access == "UserOnly" {
+			switch r.Access {
+			case "UserOnly":
 				require.NotNil(t, forbidden)
-				require.Equal(t, "#/components/responses/HumanOnly", forbidden.Ref)
-			} else {
+				require.Contains(t, []string{"#/components/responses/HumanOnly", "#/components/responses/HumanOnlyOrForbidden"}, forbidden.Ref)
+			case "AdminOnly":
+				require.NotNil(t, forbidden)
+				require.Equal(t, "#/components/responses/Forbidden", forbidden.Ref)
+			default:
 				require.Nil(t, forbidden)
 			}
 		})
@@ -353,6 +370,11 @@ func TestSchemasMatchHandlerStructs(t *testing.T) {
 		"Secret": "secretResponse", "SignupRequest": "credentials", "TokenRequest": "credentials",
 		"SignupResponse": "signupResponse", "TokenResponse": "tokenResponse", "AuditEvent": "auditEvent",
 		"HSMHealth": "hsmHealth", "AttestationDocument": "attestationDoc", "JWK": "jwk",
+		"APIKeyTokenRequest": "apiKeyTokenRequest", "RefreshRequest": "refreshRequest", "RevokeRequest": "revokeRequest",
+		"ChangePasswordRequest": "changePasswordRequest", "SetPasswordRequest": "setPasswordRequest",
+		"Message": "messageResponse", "APIKeyCreate": "apiKeyRequest", "APIKey": "apiKeyInfo",
+		"APIKeyCreated": "apiKeyCreated", "UserSettings": "settingsResponse", "UserSettingsPatch": "settingsPatch",
+		"AdminUser": "adminUser", "OrgMember": "member", "InviteRequest": "inviteRequest", "Invite": "inviteResponse",
 	}
 	for schema, st := range pairs {
 		require.ElementsMatch(t, structs[st], schemaProps(t, doc, schema), "%s documents handlers.%s", schema, st)
@@ -409,8 +431,16 @@ func TestSchemasAcceptAndRefuse(t *testing.T) {
 		"ok unchained audit event": {"AuditEvent", `{"id":1,"occurred_at":"2025-01-02T03:04:05.123456Z","request_id":"00112233445566aa",` +
 			`"actor_type":"anonymous","actor_id":"","action":"http.request","resource":"/x","outcome":"failure","status":404,` +
 			`"client_ip":"127.0.0.1","chain_seq":null,"prev_id":null,"hash":null}`, true},
-		"ok problem":           {"ProblemDetails", `{"type":"not_found","title":"Not Found","status":404,"detail":"vault not found"}`, true},
-		"fail problem no type": {"ProblemDetails", `{"title":"Not Found","status":404,"detail":"x"}`, false},
+		"ok api key create":         {"APIKeyCreate", `{"name":"ci","expires_at":null}`, true},
+		"fail api key blank name":   {"APIKeyCreate", `{"name":"  "}`, false},
+		"ok settings patch":         {"UserSettingsPatch", `{"require_passkey_for_vaults":false}`, true},
+		"fail settings patch empty": {"UserSettingsPatch", `{}`, false},
+		"ok invite":                 {"InviteRequest", `{"email":"a@example.com","role":"member"}`, true},
+		"fail invite capital role":  {"InviteRequest", `{"email":"a@example.com","role":"Admin"}`, false},
+		"ok admin user":             {"AdminUser", `{"id":"0190f5e4-8f3b-7c4e-9a1b-2c3d4e5f6a7b","email":"a@example.com","platform_role":null,"created_at":"2025-01-02T03:04:05Z"}`, true},
+		"fail admin user org role":  {"AdminUser", `{"id":"0190f5e4-8f3b-7c4e-9a1b-2c3d4e5f6a7b","email":"a@example.com","platform_role":"owner","created_at":"2025-01-02T03:04:05Z"}`, false},
+		"ok problem":                {"ProblemDetails", `{"type":"not_found","title":"Not Found","status":404,"detail":"vault not found"}`, true},
+		"fail problem no type":      {"ProblemDetails", `{"title":"Not Found","status":404,"detail":"x"}`, false},
 	}
 	metaBody, err := json.Marshal(map[string]any{"type": "password", "value": "x", "metadata": meta65})
 	require.NoError(t, err)

@@ -50,6 +50,14 @@ type Config struct {
 	// AdminListen serves /metrics and /debug/pprof; "" disables it. Keep it
 	// on loopback or a private interface.
 	AdminListen string `yaml:"admin_listen"` // OCV_ADMIN_LISTEN
+
+	RefreshTTL      time.Duration `yaml:"refresh_ttl"`      // OCV_REFRESH_TTL, default 720h (30 days)
+	LockoutDuration time.Duration `yaml:"lockout_duration"` // OCV_LOCKOUT_DURATION, default 15m
+	// BootstrapAdminEmail names the first platform administrator: at start
+	// the user is created (with its own organization) when missing and made
+	// super_admin. The password is used only to create the user.
+	BootstrapAdminEmail    string `yaml:"bootstrap_admin_email"`    // OCV_BOOTSTRAP_ADMIN_EMAIL
+	BootstrapAdminPassword string `yaml:"bootstrap_admin_password"` // OCV_BOOTSTRAP_ADMIN_PASSWORD (secret)
 }
 
 // DefaultConfig is the simulator configuration.
@@ -58,6 +66,7 @@ func DefaultConfig() Config {
 		Listen: "127.0.0.1:8443", DataDir: ".ocv", EnclaveAddr: "unix://.ocv/enclave.sock", EnclavePoolSize: 32,
 		DBMaxConns: 32, AttestationMaxAge: 5 * time.Minute, TLSMode: "dev", TokenTTL: 900 * time.Second,
 		MaxBodyBytes: 1 << 20, LogLevel: "info", AccessLog: true, SealInterval: time.Second, AdminListen: "127.0.0.1:9464",
+		RefreshTTL: 30 * 24 * time.Hour, LockoutDuration: 15 * time.Minute,
 	}
 }
 
@@ -129,6 +138,10 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 	str(&c.ACMECA, "OCV_ACME_CA")
 	dur(&c.TokenTTL, "OCV_TOKEN_TTL")
 	str(&c.LogLevel, "OCV_LOG_LEVEL")
+	dur(&c.RefreshTTL, "OCV_REFRESH_TTL")
+	dur(&c.LockoutDuration, "OCV_LOCKOUT_DURATION")
+	str(&c.BootstrapAdminEmail, "OCV_BOOTSTRAP_ADMIN_EMAIL")
+	str(&c.BootstrapAdminPassword, "OCV_BOOTSTRAP_ADMIN_PASSWORD")
 	if v, ok := lookup("OCV_ADMIN_LISTEN"); ok {
 		c.AdminListen = v
 	}
@@ -198,11 +211,12 @@ func (c *Config) Validate() error {
 	if c.SealInterval <= 0 {
 		bad("audit_seal_interval", "must be positive")
 	}
+	errs = append(errs, c.validateIdentity()...)
 	return errors.Join(errs...)
 }
 
 // Masked returns the configuration as YAML with secrets (the database
-// password) masked, for --print-config.
+// password, the bootstrap admin password) masked, for --print-config.
 func (c Config) Masked() string {
 	m := c
 	if u, err := url.Parse(c.DatabaseURL); err == nil && u.User != nil {
@@ -210,6 +224,9 @@ func (c Config) Masked() string {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
 			m.DatabaseURL = u.String()
 		}
+	}
+	if m.BootstrapAdminPassword != "" {
+		m.BootstrapAdminPassword = "xxxxx"
 	}
 	b, _ := yaml.Marshal(m)
 	return string(b)

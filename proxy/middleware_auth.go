@@ -39,13 +39,17 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		case route.Access == UserOnly && p.Type != auth.PrincipalUser:
 			problem.Write(w, problem.New(http.StatusForbidden, problem.TypeHumanOnly, "this route is for human users only"))
 			return
-		case route.Access == AdminOnly && p.Role != "admin" && p.Role != "super_admin":
+		case route.Access == AdminOnly && (p.Type != auth.PrincipalUser || !isPlatformAdmin(p.PlatformRole)):
 			problem.Write(w, problem.New(http.StatusForbidden, problem.TypeForbidden, "this route is for administrators only"))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
 	})
 }
+
+// isPlatformAdmin reports whether a platform role (the JWT's
+// platform_role claim, not the organization role) may call AdminOnly routes.
+func isPlatformAdmin(role string) bool { return role == "admin" || role == "super_admin" }
 
 func bearer(r *http.Request) (string, bool) {
 	h := r.Header.Get("Authorization")

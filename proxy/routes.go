@@ -19,6 +19,20 @@ func Routes(h *handlers.Handlers) []Route {
 		{http.MethodPost, "/v1/auth/signup", Public, "auth.signup", h.Signup, nil},
 		{http.MethodPost, "/v1/auth/token", Public, "auth.token", h.Token, nil},
 		{http.MethodDelete, "/v1/auth/token", Any, "auth.token.revoke", h.RevokeToken, nil},
+		{http.MethodPost, "/v1/auth/api-key-token", Public, "auth.api_key_token", h.APIKeyToken, nil},
+		{http.MethodPost, "/v1/auth/refresh", Public, "auth.refresh", h.Refresh, nil},
+		{http.MethodPost, "/v1/auth/change-password", UserOnly, "auth.password.change", h.ChangePassword, nil},
+		{http.MethodPost, "/v1/auth/set-password", UserOnly, "auth.password.set", h.SetPassword, nil},
+		{http.MethodPost, "/v1/auth/api-keys", UserOnly, "auth.api_key.create", h.CreateAPIKey, nil},
+		{http.MethodGet, "/v1/auth/api-keys", UserOnly, "auth.api_key.list", h.ListAPIKeys, nil},
+		{http.MethodDelete, "/v1/auth/api-keys/{key_id}", UserOnly, "auth.api_key.delete", h.DeleteAPIKey, nil},
+		{http.MethodGet, "/v1/auth/settings", UserOnly, "auth.settings.read", h.GetSettings, nil},
+		{http.MethodPatch, "/v1/auth/settings", UserOnly, "auth.settings.update", h.UpdateSettings, nil},
+
+		{http.MethodGet, "/v1/org/members", UserOnly, "org.member.list", h.ListMembers, nil},
+		{http.MethodPost, "/v1/org/invite", UserOnly, "org.invite.create", h.InviteMember, nil},
+
+		{http.MethodGet, "/v1/admin/users", AdminOnly, "admin.user.list", h.AdminListUsers, nil},
 
 		{http.MethodPost, "/v1/vaults", UserOnly, "vault.create", h.CreateVault, nil},
 		{http.MethodGet, "/v1/vaults", Any, "vault.list", h.ListVaults, nil},

@@ -25,6 +25,7 @@ import (
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/edgetls"
+	"github.com/opencustody/ocv/proxy/mail"
 )
 
 // Run serves the proxy until ctx ends, then shuts down gracefully: it stops
@@ -56,6 +57,9 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	go keepRevocations(bg, db, verifier.Revoked, log)
+	if err := startIdentity(ctx, bg, cfg, db, verifier, log); err != nil {
+		return err
+	}
 
 	audits := auditlog.NewCommitter(db, 2, 512)
 	defer audits.Close()
@@ -66,7 +70,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return err
 	}
 	h := handlers.New(handlers.Deps{Store: db, Enclave: enclave, Minter: auth.NewMinter(enclave, cfg.PublicURL, cfg.TokenTTL),
-		Verifier: verifier, OpenAPI: openapi})
+		Verifier: verifier, OpenAPI: openapi, Identity: cfg.identity(), Mailer: mail.NewLogSender(log.With("component", "mail"))})
 	metrics := obs.NewMetrics()
 	metrics.Gauge("ocv_enclave_attested", func() float64 {
 		if ec.State().Attested {
@@ -197,6 +201,9 @@ func keepRevocations(ctx context.Context, db *store.Store, set *auth.RevocationS
 			load()
 			if err := db.PurgeExpiredRevocations(ctx); err != nil {
 				log.Warn("purging revocations", "err", err)
+			}
+			if err := db.PurgeExpiredIdentity(ctx); err != nil {
+				log.Warn("purging refresh tokens and invitations", "err", err)
 			}
 		}
 	}

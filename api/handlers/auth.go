@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/mail"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -92,11 +93,15 @@ type tokenResponse struct {
 	AccessToken string `json:"access_token"`
 	TokenType   string `json:"token_type"`
 	ExpiresIn   int64  `json:"expires_in"`
+	// RefreshToken is set by password sign-in and refresh only.
+	RefreshToken string `json:"refresh_token,omitempty"`
 }
 
 var errBadCredentials = problem.Unauthorized(problem.TypeInvalidCredentials, "the email or password is incorrect")
 
-// Token answers POST /v1/auth/token: email and password for an access token.
+// Token answers POST /v1/auth/token: email and password for an access
+// token and a refresh token. A known user's failed checks are counted and
+// audited in its organization; the MaxFailedLogins-th locks the account.
 func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 	var in credentials
 	if err := decodeJSON(r, &in); err != nil {
@@ -106,37 +111,94 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if len(password) > maxPasswordBytes {
-		return errBadCredentials
-	}
 	u, m, err := h.Store.UserByEmail(r.Context(), key)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
+	entry := auditlog.FromContext(r.Context())
+	if u.ID != "" {
+		entry.SetOrg(m.OrgID, "anonymous", "")
+		entry.SetResource("user/" + u.ID)
+	}
+	if time.Now().Before(u.LockedUntil) {
+		return accountLocked(w, u.LockedUntil)
+	}
 	// An unknown user is checked against a dummy hash: same cost, same answer.
-	if err := auth.VerifyPassword(r.Context(), u.PasswordHash, password); err != nil {
-		if errors.Is(err, auth.ErrPasswordMismatch) {
+	// A password over the byte limit is never right (and never hashed).
+	err = auth.ErrPasswordMismatch
+	if len(password) <= maxPasswordBytes {
+		err = auth.VerifyPassword(r.Context(), u.PasswordHash, password)
+	}
+	if errors.Is(err, auth.ErrPasswordMismatch) {
+		if u.ID == "" {
 			return errBadCredentials
 		}
-		return err
+		return h.passwordFailed(w, r, u.ID, errBadCredentials)
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetOrg(m.OrgID, auth.PrincipalUser, u.ID)
-	entry.SetResource("user/" + u.ID)
-	tok, ttl, err := h.Minter.Mint(r.Context(), auth.Principal{Type: auth.PrincipalUser, ID: u.ID, OrgID: m.OrgID, Role: m.Role})
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, tokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds())})
+	entry.SetOrg(m.OrgID, auth.PrincipalUser, u.ID)
+	tok, ttl, err := h.Minter.Mint(r.Context(), auth.Principal{Type: auth.PrincipalUser, ID: u.ID, OrgID: m.OrgID, Role: m.Role,
+		PlatformRole: u.PlatformRole})
+	if err != nil {
+		return err
+	}
+	resp := tokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds())}
+	var rt *store.RefreshToken
+	if h.Identity.RefreshTTL > 0 {
+		refresh, row, err := h.newRefreshToken()
+		if err != nil {
+			return err
+		}
+		row.OrgID, row.UserID, row.FamilyID = m.OrgID, u.ID, newID()
+		resp.RefreshToken, rt = refresh, &row
+	}
+	err = h.Store.CompleteSignIn(r.Context(), u.ID, rt, entry.Prepare(http.StatusOK))
+	if errors.Is(err, store.ErrLocked) {
+		// Concurrent failures locked the account while this check ran.
+		entry.SetOrg(m.OrgID, "anonymous", "")
+		locked, err := h.Store.UserByID(r.Context(), u.ID)
+		if err != nil {
+			return err
+		}
+		return accountLocked(w, locked.LockedUntil)
+	}
+	if err != nil {
+		return err
+	}
+	entry.Persisted()
+	return writeJSON(w, http.StatusOK, resp)
+}
+
+type revokeRequest struct {
+	RefreshToken *string `json:"refresh_token"`
 }
 
 // RevokeToken answers DELETE /v1/auth/token: the presented token stops
-// working at once on every replica.
+// working at once on every replica. An optional body
+// {"refresh_token": "..."} also revokes that refresh token's family when it
+// belongs to the caller (anything else is ignored, as RFC 7009 does).
 func (h *Handlers) RevokeToken(w http.ResponseWriter, r *http.Request) error {
 	p, _ := auth.FromContext(r.Context())
+	if p.APIKeyID != "" {
+		return problem.BadRequest(problem.TypeInvalidRequest,
+			"an API key is not a session; delete it with DELETE /v1/auth/api-keys/{key_id}")
+	}
+	var in revokeRequest
+	if _, err := decodeOptionalJSON(r, &in); err != nil {
+		return err
+	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("token/" + p.TokenID)
-	if err := h.Store.RevokeToken(r.Context(), p.TokenID, p.OrgID, p.ExpiresAt, entry.Prepare(http.StatusNoContent)); err != nil {
+	var err error
+	if in.RefreshToken != nil && auth.WellFormed(auth.RefreshPrefix, *in.RefreshToken) {
+		_, err = h.Store.RevokeSession(r.Context(), p.TokenID, p.OrgID, p.ExpiresAt, auth.HashOpaque(*in.RefreshToken), p.ID,
+			entry.Prepare(http.StatusNoContent))
+	} else {
+		err = h.Store.RevokeToken(r.Context(), p.TokenID, p.OrgID, p.ExpiresAt, entry.Prepare(http.StatusNoContent))
+	}
+	if err != nil {
 		return err
 	}
 	entry.Persisted()

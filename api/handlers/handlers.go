@@ -11,6 +11,7 @@ import (
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/mail"
 )
 
 // Func is an HTTP handler that returns its error instead of writing it.
@@ -31,6 +32,7 @@ type Store interface {
 	ListSecrets(ctx context.Context, orgID, vaultID, prefix, after string, limit int) ([]store.Secret, error)
 	DeleteSecret(ctx context.Context, orgID, vaultID, path string, ev *auditchain.Event) error
 	ListEvents(ctx context.Context, orgID, action string, before int64, limit int) ([]*auditchain.Event, error)
+	IdentityStore
 }
 
 // EnclaveState is what the proxy knows of its channel to the enclave.
@@ -60,6 +62,8 @@ type Deps struct {
 	Minter   *auth.Minter
 	Verifier *auth.Verifier
 	OpenAPI  []byte // the JSON rendering of api/openapi.yaml
+	Identity IdentityConfig
+	Mailer   mail.Sender
 }
 
 // Handlers serves every route of the API.

@@ -16,6 +16,7 @@ const (
 	TypeInvalidPath        = "invalid_path"
 	TypeInvalidToken       = "invalid_token"
 	TypeInvalidCredentials = "invalid_credentials"
+	TypeAccountLocked      = "account_locked"
 	TypeForbidden          = "forbidden"
 	TypeHumanOnly          = "human_only"
 	TypeNotFound           = "not_found"

@@ -17,6 +17,10 @@ type User struct {
 	Email        string
 	PasswordHash string
 	CreatedAt    time.Time
+	// PlatformRole is "", "admin" or "super_admin" (not an organization role).
+	PlatformRole string
+	// LockedUntil is when a sign-in lockout ends (zero: not locked).
+	LockedUntil time.Time
 }
 
 // Membership is a user's role in one organization.
@@ -38,8 +42,8 @@ type Org struct {
 func (s *Store) CreateUserWithOrg(ctx context.Context, u User, emailKey string, o Org, ev *auditchain.Event) (time.Time, error) {
 	var created time.Time
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO users (id, email, email_key, password_hash) VALUES ($1, $2, $3, $4)
-			RETURNING created_at`, u.ID, u.Email, emailKey, u.PasswordHash).Scan(&created)
+		err := tx.QueryRow(ctx, `INSERT INTO users (id, email, email_key, password_hash, platform_role)
+			VALUES ($1, $2, $3, nullif($4, ''), $5) RETURNING created_at`, u.ID, u.Email, emailKey, u.PasswordHash, u.PlatformRole).Scan(&created)
 		if pgCode(err) == codeUniqueViolation {
 			return fmt.Errorf("creating user: %w", ErrConflict)
 		}
@@ -62,10 +66,15 @@ func (s *Store) CreateUserWithOrg(ctx context.Context, u User, emailKey string, 
 func (s *Store) UserByEmail(ctx context.Context, emailKey string) (User, Membership, error) {
 	var u User
 	var m Membership
-	err := s.pool.QueryRow(ctx, `SELECT u.id, u.email, coalesce(u.password_hash, ''), u.created_at, m.org_id, m.role
+	var locked *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT u.id, u.email, coalesce(u.password_hash, ''), u.created_at, u.platform_role, u.locked_until,
+		m.org_id, m.role
 		FROM users u JOIN org_members m ON m.user_id = u.id
 		WHERE u.email_key = $1 ORDER BY m.created_at LIMIT 1`, emailKey).
-		Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt, &m.OrgID, &m.Role)
+		Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt, &u.PlatformRole, &locked, &m.OrgID, &m.Role)
+	if locked != nil {
+		u.LockedUntil = *locked
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, Membership{}, fmt.Errorf("finding user: %w", ErrNotFound)
 	}
@@ -79,15 +88,22 @@ func (s *Store) UserByEmail(ctx context.Context, emailKey string) (User, Members
 // and notifies every replica listening on RevocationChannel.
 func (s *Store) RevokeToken(ctx context.Context, jti, orgID string, exp time.Time, ev *auditchain.Event) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO revoked_tokens (jti, org_id, expires_at) VALUES ($1, $2, $3)
-			ON CONFLICT (jti) DO NOTHING`, jti, orgID, exp); err != nil {
-			return fmt.Errorf("revoking token: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, RevocationChannel, jti); err != nil {
-			return fmt.Errorf("notifying revocation: %w", err)
+		if err := revokeTokenTx(ctx, tx, jti, orgID, exp); err != nil {
+			return err
 		}
 		return insertEvent(ctx, tx, ev)
 	})
+}
+
+func revokeTokenTx(ctx context.Context, tx pgx.Tx, jti, orgID string, exp time.Time) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO revoked_tokens (jti, org_id, expires_at) VALUES ($1, $2, $3)
+		ON CONFLICT (jti) DO NOTHING`, jti, orgID, exp); err != nil {
+		return fmt.Errorf("revoking token: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, RevocationChannel, jti); err != nil {
+		return fmt.Errorf("notifying revocation: %w", err)
+	}
+	return nil
 }
 
 // RevocationChannel is the LISTEN/NOTIFY channel that carries revoked token ids.

@@ -36,6 +36,8 @@ type Claims struct {
 	OrgID     string `json:"org_id"`
 	Type      string `json:"principal_type"`
 	Role      string `json:"role,omitempty"`
+	// PlatformRole is "admin" or "super_admin" for platform administrators.
+	PlatformRole string `json:"platform_role,omitempty"`
 }
 
 // Principal is an authenticated caller.
@@ -46,6 +48,12 @@ type Principal struct {
 	Role      string
 	TokenID   string
 	ExpiresAt time.Time
+	// PlatformRole is "", "admin" or "super_admin" (users only).
+	PlatformRole string
+	// APIKeyID is set when the caller presented a personal API key as its
+	// bearer value (TokenID is then empty; ExpiresAt is the key's, zero when
+	// it never expires).
+	APIKeyID string
 }
 
 // Signer mints a JWT from claims inside the enclave.
@@ -76,6 +84,7 @@ func (m *Minter) Mint(ctx context.Context, p Principal) (string, time.Duration, 
 	c := Claims{
 		Issuer: m.issuer, Subject: p.ID, Audience: Audience, IssuedAt: now.Unix(),
 		ExpiresAt: now.Add(m.ttl).Unix(), ID: hex.EncodeToString(jti), OrgID: p.OrgID, Type: p.Type, Role: p.Role,
+		PlatformRole: p.PlatformRole,
 	}
 	body, err := json.Marshal(c)
 	if err != nil {

@@ -48,6 +48,8 @@ type Verifier struct {
 	cacheMu  sync.RWMutex
 	verified map[string]Principal
 	Revoked  *RevocationSet
+	// APIKeys authenticates personal API keys; nil refuses them.
+	APIKeys *APIKeyVerifier
 }
 
 // NewVerifier accepts tokens from any of issuers (the current one first; the
@@ -61,8 +63,15 @@ func NewVerifier(keys KeySource, revoked RevocationChecker, issuers ...string) *
 	return v
 }
 
-// Verify authenticates a bearer token.
+// Verify authenticates a bearer token: a JWT, or a personal API key (by its
+// prefix) when APIKeys is set.
 func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) {
+	if strings.HasPrefix(token, APIKeyPrefix) {
+		if v.APIKeys == nil {
+			return Principal{}, ErrInvalidToken
+		}
+		return v.APIKeys.Verify(ctx, token)
+	}
 	v.cacheMu.RLock()
 	p, ok := v.verified[token]
 	v.cacheMu.RUnlock()
@@ -133,7 +142,7 @@ func (v *Verifier) verify(ctx context.Context, token string) (Principal, error) 
 		now >= c.ExpiresAt, c.IssuedAt > now+60:
 		return Principal{}, ErrInvalidToken
 	}
-	return Principal{Type: c.Type, ID: c.Subject, OrgID: c.OrgID, Role: c.Role, TokenID: c.ID,
+	return Principal{Type: c.Type, ID: c.Subject, OrgID: c.OrgID, Role: c.Role, PlatformRole: c.PlatformRole, TokenID: c.ID,
 		ExpiresAt: time.Unix(c.ExpiresAt, 0)}, nil
 }
 

@@ -1,0 +1,130 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
+)
+
+const maxAPIKeyName = 255
+
+type apiKeyRequest struct {
+	Name      *string    `json:"name"`
+	ExpiresAt *time.Time `json:"expires_at"`
+}
+
+// apiKeyInfo is a key as listings show it: never the key, never its hash.
+type apiKeyInfo struct {
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Prefix    string  `json:"prefix"`
+	LastFour  string  `json:"last_four"`
+	ExpiresAt *string `json:"expires_at"`
+	CreatedAt string  `json:"created_at"`
+}
+
+// apiKeyCreated is the creation answer: the only time the key is shown.
+type apiKeyCreated struct {
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Key       string  `json:"key"`
+	Prefix    string  `json:"prefix"`
+	LastFour  string  `json:"last_four"`
+	ExpiresAt *string `json:"expires_at"`
+	CreatedAt string  `json:"created_at"`
+}
+
+func toAPIKey(k store.APIKey) apiKeyInfo {
+	return apiKeyInfo{ID: k.ID, Name: k.Name, Prefix: auth.APIKeyPrefix, LastFour: k.LastFour,
+		ExpiresAt: timePtr(k.ExpiresAt), CreatedAt: rfc3339(k.CreatedAt)}
+}
+
+// CreateAPIKey answers POST /v1/auth/api-keys: a personal API key of the
+// caller in its organization, shown once in the answer; only its SHA-256
+// is stored.
+func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
+	var in apiKeyRequest
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.Name == nil {
+		return problem.BadRequest(problem.TypeInvalidRequest, "name is required")
+	}
+	name := strings.TrimSpace(*in.Name)
+	if n := utf8.RuneCountInString(name); n < 1 || n > maxAPIKeyName || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return problem.BadRequest(problem.TypeInvalidRequest, "name must be 1 to 255 characters after trimming, without control characters")
+	}
+	if in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()) {
+		return problem.BadRequest(problem.TypeInvalidRequest, "expires_at must be in the future")
+	}
+	key, hash, err := auth.NewOpaque(auth.APIKeyPrefix)
+	if err != nil {
+		return err
+	}
+	p := principal(r)
+	id := newID()
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("api_key/" + id)
+	k, err := h.Store.CreateAPIKey(r.Context(), store.APIKey{OrgID: p.OrgID, ID: id, UserID: p.ID, Name: name, Hash: hash,
+		LastFour: auth.LastFour(key), ExpiresAt: in.ExpiresAt}, entry.Prepare(http.StatusCreated))
+	if err != nil {
+		return err
+	}
+	entry.Persisted()
+	info := toAPIKey(k)
+	return writeJSON(w, http.StatusCreated, apiKeyCreated{ID: info.ID, Name: info.Name, Key: key, Prefix: info.Prefix,
+		LastFour: info.LastFour, ExpiresAt: info.ExpiresAt, CreatedAt: info.CreatedAt})
+}
+
+// ListAPIKeys answers GET /v1/auth/api-keys: the caller's keys in its
+// organization, expired ones included, by prefix and last four characters.
+func (h *Handlers) ListAPIKeys(w http.ResponseWriter, r *http.Request) error {
+	limit, cursor, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	if err := cursorID(cursor); err != nil {
+		return err
+	}
+	p := principal(r)
+	auditlog.FromContext(r.Context()).SetResource("api_keys")
+	keys, err := h.Store.ListAPIKeys(r.Context(), p.OrgID, p.ID, cursor, limit+1)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, listPage(keys, limit, toAPIKey, func(k store.APIKey) string { return k.ID }))
+}
+
+// DeleteAPIKey answers DELETE /v1/auth/api-keys/{key_id}: the key stops
+// working at once on this replica and, through the database's
+// notification, on every other one.
+func (h *Handlers) DeleteAPIKey(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "key_id", "API key")
+	if err != nil {
+		return err
+	}
+	p := principal(r)
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("api_key/" + id)
+	err = h.Store.DeleteAPIKey(r.Context(), p.OrgID, p.ID, id, entry.Prepare(http.StatusNoContent))
+	if errors.Is(err, store.ErrNotFound) {
+		return problem.NotFound("API key")
+	}
+	if err != nil {
+		return err
+	}
+	entry.Persisted()
+	if h.Verifier != nil && h.Verifier.APIKeys != nil {
+		h.Verifier.APIKeys.Forget(id)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

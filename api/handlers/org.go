@@ -1,0 +1,113 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/mail"
+)
+
+// OrgRoles are the organization roles, exact lowercase strings.
+var OrgRoles = map[string]bool{"owner": true, "admin": true, "member": true}
+
+type member struct {
+	ID       string `json:"id"`
+	Email    string `json:"email"`
+	Role     string `json:"role"`
+	JoinedAt string `json:"joined_at"`
+}
+
+func toMember(m store.Member) member {
+	return member{ID: m.UserID, Email: m.Email, Role: m.Role, JoinedAt: rfc3339(m.JoinedAt)}
+}
+
+// ListMembers answers GET /v1/org/members: the caller's organization's
+// members in id order.
+func (h *Handlers) ListMembers(w http.ResponseWriter, r *http.Request) error {
+	limit, cursor, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	if err := cursorID(cursor); err != nil {
+		return err
+	}
+	auditlog.FromContext(r.Context()).SetResource("org/members")
+	ms, err := h.Store.ListMembers(r.Context(), principal(r).OrgID, cursor, limit+1)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, listPage(ms, limit, toMember, func(m store.Member) string { return m.UserID }))
+}
+
+type inviteRequest struct {
+	Email *string `json:"email"`
+	Role  *string `json:"role"`
+}
+
+type inviteResponse struct {
+	ID        string `json:"id"`
+	Email     string `json:"email"`
+	Role      string `json:"role"`
+	InvitedBy string `json:"invited_by"`
+	Token     string `json:"token"`
+	Notified  bool   `json:"notified"`
+	ExpiresAt string `json:"expires_at"`
+	CreatedAt string `json:"created_at"`
+}
+
+// InviteMember answers POST /v1/org/invite (owners and admins; only an
+// owner may invite an owner). The invitation token is shown once, in the
+// answer, for the inviter to pass on; the mail sender gets it too and never
+// logs it. Accepting an invitation is not implemented yet.
+func (h *Handlers) InviteMember(w http.ResponseWriter, r *http.Request) error {
+	p := principal(r)
+	if p.Role != "owner" && p.Role != "admin" {
+		return problem.New(http.StatusForbidden, problem.TypeForbidden, "only owners and admins may invite members")
+	}
+	var in inviteRequest
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.Email == nil || in.Role == nil {
+		return problem.BadRequest(problem.TypeInvalidRequest, "email and role are required")
+	}
+	if !OrgRoles[*in.Role] {
+		return problem.BadRequest(problem.TypeInvalidRequest, "role must be one of owner, admin, member (exact lowercase)")
+	}
+	email, key, _, err := credentials{Email: in.Email, Password: new(string)}.validate()
+	if err != nil {
+		return err
+	}
+	if *in.Role == "owner" && p.Role != "owner" {
+		return problem.New(http.StatusForbidden, problem.TypeForbidden, "only owners may invite owners")
+	}
+	token, hash, err := auth.NewOpaque(auth.InvitePrefix)
+	if err != nil {
+		return err
+	}
+	id := newID()
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("invite/" + id)
+	inv, err := h.Store.CreateInvite(r.Context(), store.Invite{OrgID: p.OrgID, ID: id, Email: email, Role: *in.Role,
+		InvitedBy: p.ID, Hash: hash, ExpiresAt: time.Now().Add(InviteTTL).UTC().Truncate(time.Second)}, key,
+		entry.Prepare(http.StatusCreated))
+	if errors.Is(err, store.ErrConflict) {
+		return problem.New(http.StatusConflict, problem.TypeConflict, "this address is already a member or has a pending invitation")
+	}
+	if err != nil {
+		return err
+	}
+	entry.Persisted()
+	notified := false
+	if h.Mailer != nil {
+		notified = h.Mailer.SendInvite(r.Context(), mail.Invite{ID: inv.ID, OrgID: inv.OrgID, Email: inv.Email, Role: inv.Role,
+			InvitedBy: inv.InvitedBy, ExpiresAt: inv.ExpiresAt, Token: token}) == nil
+	}
+	return writeJSON(w, http.StatusCreated, inviteResponse{ID: inv.ID, Email: inv.Email, Role: inv.Role, InvitedBy: inv.InvitedBy,
+		Token: token, Notified: notified, ExpiresAt: rfc3339(inv.ExpiresAt), CreatedAt: rfc3339(inv.CreatedAt)})
+}

@@ -1,0 +1,110 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
+)
+
+type changePasswordRequest struct {
+	CurrentPassword *string `json:"current_password"`
+	NewPassword     *string `json:"new_password"`
+}
+
+var errWrongPassword = problem.Unauthorized(problem.TypeInvalidCredentials, "the current password is incorrect")
+
+// ChangePassword answers POST /v1/auth/change-password. A wrong current
+// password counts towards the lockout like a failed sign-in (so that a
+// stolen access token cannot be used to guess the password). On success
+// every refresh token of the user is revoked.
+func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error {
+	var in changePasswordRequest
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.CurrentPassword == nil || in.NewPassword == nil {
+		return problem.BadRequest(problem.TypeInvalidRequest, "current_password and new_password are required")
+	}
+	if !validNewPassword(*in.NewPassword) {
+		return problem.BadRequest(problem.TypeInvalidRequest, "new_password must be at least 8 characters (at most 1024 bytes)")
+	}
+	u, err := h.currentUser(r)
+	if err != nil {
+		return err
+	}
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("user/" + u.ID)
+	if u.PasswordHash == "" {
+		return problem.BadRequest(problem.TypeInvalidRequest, "no password is set; use POST /v1/auth/set-password")
+	}
+	if time.Now().Before(u.LockedUntil) {
+		return accountLocked(w, u.LockedUntil)
+	}
+	err = auth.ErrPasswordMismatch
+	if len(*in.CurrentPassword) <= maxPasswordBytes {
+		err = auth.VerifyPassword(r.Context(), u.PasswordHash, *in.CurrentPassword)
+	}
+	if errors.Is(err, auth.ErrPasswordMismatch) {
+		return h.passwordFailed(w, r, u.ID, errWrongPassword)
+	}
+	if err != nil {
+		return err
+	}
+	hash, err := auth.HashPassword(r.Context(), *in.NewPassword)
+	if err != nil {
+		return err
+	}
+	if err := h.Store.ChangePassword(r.Context(), u.ID, hash, entry.Prepare(http.StatusOK)); err != nil {
+		return err
+	}
+	entry.Persisted()
+	return writeJSON(w, http.StatusOK, messageResponse{Message: "password changed; every refresh token of the account was revoked"})
+}
+
+type setPasswordRequest struct {
+	Password *string `json:"password"`
+}
+
+var errPasswordSet = problem.BadRequest(problem.TypeInvalidRequest, "a password is already set; use POST /v1/auth/change-password")
+
+// SetPassword answers POST /v1/auth/set-password for a user without a
+// password (400 when one is set).
+func (h *Handlers) SetPassword(w http.ResponseWriter, r *http.Request) error {
+	var in setPasswordRequest
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.Password == nil {
+		return problem.BadRequest(problem.TypeInvalidRequest, "password is required")
+	}
+	if !validNewPassword(*in.Password) {
+		return problem.BadRequest(problem.TypeInvalidRequest, "password must be at least 8 characters (at most 1024 bytes)")
+	}
+	u, err := h.currentUser(r)
+	if err != nil {
+		return err
+	}
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("user/" + u.ID)
+	if u.PasswordHash != "" {
+		return errPasswordSet
+	}
+	hash, err := auth.HashPassword(r.Context(), *in.Password)
+	if err != nil {
+		return err
+	}
+	err = h.Store.SetPassword(r.Context(), u.ID, hash, entry.Prepare(http.StatusOK))
+	if errors.Is(err, store.ErrConflict) {
+		return errPasswordSet
+	}
+	if err != nil {
+		return err
+	}
+	entry.Persisted()
+	return writeJSON(w, http.StatusOK, messageResponse{Message: "password set"})
+}
