@@ -18,10 +18,19 @@ const maxDEKCacheSize = 1 << 20
 // CID may be empty to accept on any). DEKCacheSize is the number of
 // unwrapped data keys kept in enclave memory; 0 disables the cache. Mode is
 // wire.ModeSimulated or wire.ModeNitro and is what Health reports.
+//
+// RequireCallerToken makes every Open and Seal carry the caller's access
+// token (else Forbidden), which the enclave checks with the vault's MAC'd
+// policy set before it touches a key. False is TRANSITIONAL, until the
+// proxy sends tokens: a request without a token then goes through
+// unchecked (one with a token is still checked). It is never for
+// production: Validate refuses it in nitro mode, and the process config
+// (ProcessConfig) defaults it to true.
 type Config struct {
-	Listen       string
-	DEKCacheSize int
-	Mode         string
+	Listen             string
+	DEKCacheSize       int
+	Mode               string
+	RequireCallerToken bool
 }
 
 // Validate checks c; errors name the field.
@@ -34,6 +43,9 @@ func (c Config) Validate() error {
 	}
 	if c.Mode != wire.ModeSimulated && c.Mode != wire.ModeNitro {
 		return fmt.Errorf("%w: mode must be %q or %q", ErrInvalidConfig, wire.ModeSimulated, wire.ModeNitro)
+	}
+	if c.Mode == wire.ModeNitro && !c.RequireCallerToken {
+		return fmt.Errorf("%w: require_caller_token must be true in nitro mode", ErrInvalidConfig)
 	}
 	return nil
 }

@@ -15,12 +15,14 @@ func TestConfigValidate(t *testing.T) {
 		cfg     Config
 		wantErr error
 	}{
-		"ok unix":           {Config{Listen: "unix:///tmp/x.sock", Mode: wire.ModeSimulated}, nil},
-		"ok vsock":          {Config{Listen: "vsock://:5000", Mode: wire.ModeNitro, DEKCacheSize: 10}, nil},
-		"fail tcp listen":   {Config{Listen: "tcp://127.0.0.1:1", Mode: wire.ModeSimulated}, ErrInvalidConfig},
-		"fail negative dek": {Config{Listen: "unix:///x", Mode: wire.ModeSimulated, DEKCacheSize: -1}, ErrInvalidConfig},
-		"fail unknown mode": {Config{Listen: "unix:///x", Mode: "tpm"}, ErrInvalidConfig},
-		"fail empty listen": {Config{Mode: wire.ModeSimulated}, ErrInvalidConfig},
+		"ok unix":  {Config{Listen: "unix:///tmp/x.sock", Mode: wire.ModeSimulated}, nil},
+		"ok vsock": {Config{Listen: "vsock://:5000", Mode: wire.ModeNitro, DEKCacheSize: 10, RequireCallerToken: true}, nil},
+		// The transitional switch never reaches production.
+		"fail nitro without caller tokens": {Config{Listen: "vsock://:5000", Mode: wire.ModeNitro}, ErrInvalidConfig},
+		"fail tcp listen":                  {Config{Listen: "tcp://127.0.0.1:1", Mode: wire.ModeSimulated}, ErrInvalidConfig},
+		"fail negative dek":                {Config{Listen: "unix:///x", Mode: wire.ModeSimulated, DEKCacheSize: -1}, ErrInvalidConfig},
+		"fail unknown mode":                {Config{Listen: "unix:///x", Mode: "tpm"}, ErrInvalidConfig},
+		"fail empty listen":                {Config{Mode: wire.ModeSimulated}, ErrInvalidConfig},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -51,16 +53,18 @@ func TestLoadProcessConfig(t *testing.T) {
 	}{
 		"ok defaults": {"", nil, func(t *testing.T, c ProcessConfig) {
 			require.Equal(t, DefaultProcessConfig(), c)
-			require.Equal(t, Config{Listen: "unix://.ocv/enclave.sock", DEKCacheSize: 4096, Mode: wire.ModeSimulated}, c.Server())
+			require.Equal(t, Config{Listen: "unix://.ocv/enclave.sock", DEKCacheSize: 4096, Mode: wire.ModeSimulated, RequireCallerToken: true}, c.Server())
 		}, nil},
 		"ok file": {good, nil, func(t *testing.T, c ProcessConfig) {
-			require.Equal(t, Config{Listen: "vsock://16:5000", DEKCacheSize: 10, Mode: wire.ModeNitro}, c.Server())
+			require.Equal(t, Config{Listen: "vsock://16:5000", DEKCacheSize: 10, Mode: wire.ModeNitro, RequireCallerToken: true}, c.Server())
 			require.Equal(t, "prod", c.PKCS11.TokenLabel)
 			require.Equal(t, "/usr/lib/softhsm/libsofthsm2.so", c.PKCS11.ModulePath, "unset keys keep defaults")
 		}, nil},
-		"ok env over file": {good, map[string]string{"OCV_ENCLAVE_DEK_CACHE_SIZE": "0", "OCV_ENCLAVE_ATTESTER": "sim", "OCV_ENCLAVE_LOG_LEVEL": "debug"}, func(t *testing.T, c ProcessConfig) {
+		"ok env over file": {good, map[string]string{"OCV_ENCLAVE_DEK_CACHE_SIZE": "0", "OCV_ENCLAVE_ATTESTER": "sim", "OCV_ENCLAVE_LOG_LEVEL": "debug", "OCV_ENCLAVE_REQUIRE_CALLER_TOKEN": "false"}, func(t *testing.T, c ProcessConfig) {
 			require.Equal(t, Config{Listen: "vsock://16:5000", DEKCacheSize: 0, Mode: wire.ModeSimulated}, c.Server())
 		}, nil},
+		"fail caller token not a bool":     {"", map[string]string{"OCV_ENCLAVE_REQUIRE_CALLER_TOKEN": "sometimes"}, nil, ErrInvalidConfig},
+		"fail nitro without caller tokens": {good, map[string]string{"OCV_ENCLAVE_REQUIRE_CALLER_TOKEN": "0"}, nil, ErrInvalidConfig},
 		// A PIN has no place in the config file: only a PIN file does.
 		"fail unknown key":      {unknown, nil, nil, ErrInvalidConfig},
 		"fail missing file":     {filepath.Join(dir, "none.yaml"), nil, nil, os.ErrNotExist},

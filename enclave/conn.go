@@ -125,8 +125,17 @@ func (s *Server) loop(ss *session) string {
 		// calls end when the shutdown grace is over (baseCtx).
 		ss.wbuf, err = s.handler.Handle(s.baseCtx, h.Op, body, ss.wbuf[:wire.HeaderSize], &ss.scratch)
 		code = wire.CodeOf(err)
-		if err != nil {
+		switch {
+		case code == wire.Forbidden:
+			// The proxy checks the same policies first, so a refusal here
+			// means the two disagree (a race with a policy change or an
+			// expiring token, or a proxy that is not behaving). The reason
+			// is fixed text: never a token, a value or a policy id.
+			s.log.Info("enclave refused an operation", "conn", ss.id, "op", h.Op.String(), "reason", err.Error())
+		case err != nil:
 			s.log.Debug("enclave operation failed", "conn", ss.id, "op", h.Op.String(), "code", code.String(), "error", err.Error())
+		}
+		if err != nil {
 			ss.wbuf = ss.wbuf[:wire.HeaderSize]
 		}
 		ss.served++

@@ -15,6 +15,13 @@
 // connection stays usable, so an attacker who replays traffic learns
 // nothing and the proxy's pool is not disturbed.
 //
+// Open and Seal are authorised inside the enclave before any key is touched
+// (Config.RequireCallerToken; see enclave/wire "Caller authorisation"): the
+// caller's access token must verify against the enclave's own
+// token-signing keys, and a member or agent also needs the vault's policy
+// set, MAC'd by SealPolicySet for an owner or admin, to allow the access.
+// Refusals are wire.Forbidden and never say why.
+//
 // Trust level: trusted. It never imports net/http servers, pgx, proxy/...,
 // api/... or internal/store.
 package enclave

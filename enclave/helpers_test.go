@@ -27,6 +27,7 @@ var testPCR0 = bytes.Repeat([]byte{0x5a}, 48)
 // simulator attester, and a validator that trusts it.
 type env struct {
 	addr      string
+	cfg       enclave.Config
 	srv       *enclave.Server
 	ks        *memstore.Store
 	issuer    attestation.Issuer
@@ -45,6 +46,12 @@ func socketPath(t testing.TB) string {
 
 func newEnv(t testing.TB, opts ...enclave.Option) *env {
 	t.Helper()
+	return newEnvWith(t, nil, opts...)
+}
+
+// newEnvWith is newEnv with the server Config edited by edit.
+func newEnvWith(t testing.TB, edit func(*enclave.Config), opts ...enclave.Option) *env {
+	t.Helper()
 	ks, err := memstore.New()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ks.Close() })
@@ -55,6 +62,10 @@ func newEnv(t testing.TB, opts ...enclave.Option) *env {
 	})
 	require.NoError(t, err)
 	e := &env{addr: "unix://" + socketPath(t), ks: ks, issuer: iss, validator: v}
+	e.cfg = enclave.Config{Listen: e.addr, DEKCacheSize: 64, Mode: wire.ModeSimulated}
+	if edit != nil {
+		edit(&e.cfg)
+	}
 	e.start(t, opts...)
 	return e
 }
@@ -62,7 +73,7 @@ func newEnv(t testing.TB, opts ...enclave.Option) *env {
 // start runs a server on e.addr (again, after a stop).
 func (e *env) start(t testing.TB, opts ...enclave.Option) {
 	t.Helper()
-	srv, err := enclave.New(context.Background(), enclave.Config{Listen: e.addr, DEKCacheSize: 64, Mode: wire.ModeSimulated}, e.ks, e.issuer, opts...)
+	srv, err := enclave.New(context.Background(), e.cfg, e.ks, e.issuer, opts...)
 	require.NoError(t, err)
 	e.srv = srv
 	e.serveErr = make(chan error, 1)

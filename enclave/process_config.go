@@ -36,6 +36,11 @@ type ProcessConfig struct {
 	DEKCacheSize int `yaml:"dek_cache_size"`
 	// LogLevel is debug, info, warn or error (OCV_ENCLAVE_LOG_LEVEL).
 	LogLevel string `yaml:"log_level"`
+	// RequireCallerToken (OCV_ENCLAVE_REQUIRE_CALLER_TOKEN, default true)
+	// makes Open and Seal without a caller token Forbidden. false is
+	// transitional, for a proxy that does not send tokens yet, and is
+	// refused with the nitro attester (see Config).
+	RequireCallerToken bool `yaml:"require_caller_token"`
 }
 
 // PKCS11Config selects a PKCS#11 module and token.
@@ -62,9 +67,10 @@ func DefaultProcessConfig() ProcessConfig {
 			TokenLabel: "ocv",
 			PINFile:    ".ocv/softhsm/pin",
 		},
-		Attester:     AttesterConfig{Kind: AttesterSim, Dir: ".ocv/attestation"},
-		DEKCacheSize: DefaultDEKCacheSize,
-		LogLevel:     "info",
+		Attester:           AttesterConfig{Kind: AttesterSim, Dir: ".ocv/attestation"},
+		DEKCacheSize:       DefaultDEKCacheSize,
+		LogLevel:           "info",
+		RequireCallerToken: true,
 	}
 }
 
@@ -119,6 +125,13 @@ func (c *ProcessConfig) applyEnv(lookup func(string) (string, bool)) error {
 			*dst = n
 		}
 	}
+	if v, ok := lookup("OCV_ENCLAVE_REQUIRE_CALLER_TOKEN"); ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("%w: OCV_ENCLAVE_REQUIRE_CALLER_TOKEN is not a boolean", ErrInvalidConfig)
+		}
+		c.RequireCallerToken = b
+	}
 	return nil
 }
 
@@ -154,7 +167,7 @@ func (c ProcessConfig) Server() Config {
 	if c.Attester.Kind == AttesterNitro {
 		mode = wire.ModeNitro
 	}
-	return Config{Listen: c.Listen, DEKCacheSize: c.DEKCacheSize, Mode: mode}
+	return Config{Listen: c.Listen, DEKCacheSize: c.DEKCacheSize, Mode: mode, RequireCallerToken: c.RequireCallerToken}
 }
 
 // SlogLevel parses LogLevel.

@@ -45,7 +45,9 @@ type Server struct {
 
 // New prepares a Server: it makes the ephemeral X25519 channel key, makes
 // sure the token-signing key exists in keystore (creating version 1 as
-// P-256 when there is none) and starts listening on cfg.Listen. Serve
+// P-256 when there is none) and so does the policy-set MAC key (an
+// HMAC-SHA256 key, ops.PolicyMACKeyID), and starts listening on cfg.Listen.
+// keystore must implement keyvault.KeyWrapper and keyvault.MACer. Serve
 // accepts connections; Close releases everything but keystore, which stays
 // the caller's.
 func New(ctx context.Context, cfg Config, keystore keyvault.KeyStore, issuer attestation.Issuer, opts ...Option) (*Server, error) {
@@ -64,7 +66,7 @@ func New(ctx context.Context, cfg Config, keystore keyvault.KeyStore, issuer att
 		return nil, fmt.Errorf("generating channel key: %w", err)
 	}
 	pub := priv.PublicKey().Bytes()
-	handler, err := ops.New(ctx, keystore, issuer, pub, ops.Config{Mode: cfg.Mode, DEKCacheSize: cfg.DEKCacheSize, Now: o.now})
+	handler, err := ops.New(ctx, keystore, issuer, pub, ops.Config{Mode: cfg.Mode, DEKCacheSize: cfg.DEKCacheSize, Now: o.now, RequireCallerToken: cfg.RequireCallerToken})
 	if err != nil {
 		return nil, fmt.Errorf("preparing operations: %w", err)
 	}
@@ -78,7 +80,10 @@ func New(ctx context.Context, cfg Config, keystore keyvault.KeyStore, issuer att
 		cfg: cfg, opts: o, log: o.logger, ln: ln, handler: handler, priv: priv, pub: pub,
 		baseCtx: baseCtx, cancelBase: cancel, conns: make(map[net.Conn]struct{}),
 	}
-	s.log.Info("enclave listening", "listen", cfg.Listen, "mode", cfg.Mode, "jwt_kid", handler.KID())
+	s.log.Info("enclave listening", "listen", cfg.Listen, "mode", cfg.Mode, "jwt_kid", handler.KID(), "require_caller_token", cfg.RequireCallerToken)
+	if !cfg.RequireCallerToken {
+		s.log.Warn("enclave opens and seals without a caller token: transitional setting, never for production")
+	}
 	return s, nil
 }
 

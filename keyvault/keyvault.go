@@ -8,12 +8,15 @@ import (
 // Algorithm names the kind of key a KeyStore holds.
 type Algorithm string
 
-// Algorithms OCV uses. AES256 keys are key-encryption keys; the others sign.
+// Algorithms OCV uses. AES256 keys are key-encryption keys; HMACSHA256 keys
+// (generic secrets of 32 bytes) authenticate data through MACer; the others
+// sign.
 const (
-	AES256    Algorithm = "aes-256"
-	P256      Algorithm = "ecdsa-p256"
-	Secp256k1 Algorithm = "ecdsa-secp256k1"
-	Ed25519   Algorithm = "ed25519"
+	AES256     Algorithm = "aes-256"
+	HMACSHA256 Algorithm = "hmac-sha256"
+	P256       Algorithm = "ecdsa-p256"
+	Secp256k1  Algorithm = "ecdsa-secp256k1"
+	Ed25519    Algorithm = "ed25519"
 )
 
 // KeyRef names one version of a key. ID is a stable, printable name such as
@@ -71,6 +74,16 @@ type KeyWrapper interface {
 	// UnwrapKey reverses WrapKey. A wrapped key that fails the RFC 3394
 	// integrity check gives an error wrapping ErrUnwrap.
 	UnwrapKey(ctx context.Context, kek KeyRef, wrapped []byte) ([]byte, error)
+}
+
+// MACer is the optional capability of a KeyStore to compute HMAC-SHA256
+// over data with an HMACSHA256 key without the key ever leaving the store.
+// Callers find it with a type assertion and answer ErrUnsupported when it is
+// missing. MAC returns the 32-byte tag; a key of another algorithm gives an
+// error wrapping ErrUnsupported. Verifiers recompute the tag and compare in
+// constant time.
+type MACer interface {
+	MAC(ctx context.Context, key KeyRef, data []byte) ([]byte, error)
 }
 
 // DigestSigner signs inside the store.

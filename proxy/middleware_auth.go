@@ -43,7 +43,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			problem.Write(w, problem.New(http.StatusForbidden, problem.TypeForbidden, "this route is for administrators only"))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+		ctx := auth.WithBearer(auth.WithPrincipal(r.Context(), p), token)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

@@ -69,6 +69,7 @@ type Deps struct {
 // Handlers serves every route of the API.
 type Handlers struct {
 	Deps
+	keyTokens keyTokenCache
 }
 
 // New returns the handlers over d.

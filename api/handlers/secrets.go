@@ -116,13 +116,17 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 		meta = []byte("{}")
 	}
 	p := principal(r)
+	c, err := h.caller(r.Context())
+	if err != nil {
+		return err
+	}
 	entry := auditlog.FromContext(r.Context())
 	value := []byte(*in.Value)
 	sec, created, err := h.Store.PutSecret(r.Context(),
 		store.Secret{OrgID: p.OrgID, VaultID: vaultID, Path: path, Type: *in.Type, Metadata: meta, ExpiresAt: in.ExpiresAt},
 		func(ctx context.Context, version uint32) (store.Sealed, error) {
 			resp, err := h.Enclave.Seal(ctx, wire.SealRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
-				SecretVersion: version, Plaintext: value})
+				SecretVersion: version, Plaintext: value, Token: c.Token, ClientIP: c.ClientIP})
 			if err != nil {
 				return store.Sealed{}, err
 			}
@@ -166,8 +170,13 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 	if sec.ExpiresAt != nil && !time.Now().Before(*sec.ExpiresAt) {
 		return problem.New(http.StatusGone, problem.TypeGone, "the secret expired at "+sec.ExpiresAt.UTC().Format(time.RFC3339))
 	}
+	c, err := h.caller(r.Context())
+	if err != nil {
+		return err
+	}
 	plain, err := h.Enclave.Open(r.Context(), wire.OpenRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
-		SecretVersion: sec.Version, WrappedDEK: sealed.WrappedDEK, Ciphertext: sealed.Ciphertext})
+		SecretVersion: sec.Version, WrappedDEK: sealed.WrappedDEK, Ciphertext: sealed.Ciphertext,
+		Token: c.Token, ClientIP: c.ClientIP})
 	if err != nil {
 		return err
 	}

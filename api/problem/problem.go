@@ -18,6 +18,7 @@ const (
 	TypeInvalidCredentials = "invalid_credentials"
 	TypeAccountLocked      = "account_locked"
 	TypeForbidden          = "forbidden"
+	TypePolicyDenied       = "policy_denied"
 	TypeHumanOnly          = "human_only"
 	TypeNotFound           = "not_found"
 	TypeMethodNotAllowed   = "method_not_allowed"
@@ -72,6 +73,10 @@ func FromError(err error) *Problem {
 	case errors.Is(err, wire.ErrIntegrity):
 		return New(http.StatusInternalServerError, TypeIntegrity,
 			"the stored value failed its integrity check and was not decrypted")
+	case errors.Is(err, wire.ErrForbidden):
+		// The enclave refused to act for this caller: its own check of the
+		// token and the vault's policy set disagrees with the proxy's.
+		return New(http.StatusForbidden, TypePolicyDenied, "access denied by policy")
 	case errors.Is(err, wire.ErrUnavailable):
 		return New(http.StatusServiceUnavailable, TypeEnclaveUnavailable,
 			"the enclave is unavailable or not attested; see /v1/health/hsm")

@@ -100,6 +100,10 @@ func TestUnavailableBeforeAttestation(t *testing.T) {
 		"fail sign jwt":   {func() error { _, _, err := c.SignJWT(context.Background(), []byte(`{}`)); return err }, wire.ErrUnavailable},
 		"fail health":     {func() error { _, err := c.Health(context.Background()); return err }, wire.ErrUnavailable},
 		"fail create kek": {func() error { _, err := c.CreateKEK(context.Background(), "o", "v"); return err }, wire.ErrUnavailable},
+		"fail seal policy set": {func() error {
+			_, err := c.SealPolicySet(context.Background(), wire.SealPolicySetRequest{OrgID: "o", VaultID: "v", Version: 1})
+			return err
+		}, wire.ErrUnavailable},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -81,7 +81,8 @@ func (c *Client) CreateKEK(ctx context.Context, orgID, vaultID string) (uint32, 
 }
 
 // Seal encrypts req.Plaintext for its locator; KEKVersion 0 means the
-// vault's latest.
+// vault's latest. req carries the caller's authorisation (Token, PolicySet,
+// PolicyMAC, ClientIP; see enclave/wire): a refusal is wire.ErrForbidden.
 func (c *Client) Seal(ctx context.Context, req wire.SealRequest) (wire.SealResponse, error) {
 	var resp wire.SealResponse
 	cn, err := c.call(ctx, wire.OpSeal, true, &req, &resp)
@@ -94,7 +95,9 @@ func (c *Client) Seal(ctx context.Context, req wire.SealRequest) (wire.SealRespo
 }
 
 // Open decrypts a sealed value. A value that does not open under its
-// locator (moved, edited, swapped key) gives wire.ErrIntegrity.
+// locator (moved, edited, swapped key) gives wire.ErrIntegrity. req carries
+// the caller's authorisation (Token, PolicySet, PolicyMAC, ClientIP; see
+// enclave/wire): a refusal is wire.ErrForbidden.
 func (c *Client) Open(ctx context.Context, req wire.OpenRequest) ([]byte, error) {
 	var resp wire.OpenResponse
 	cn, err := c.call(ctx, wire.OpOpen, true, &req, &resp)
@@ -154,4 +157,25 @@ func (c *Client) SignAuditHead(ctx context.Context, req wire.SignAuditHeadReques
 	out := wire.SignAuditHeadResponse{Signature: bytes.Clone(resp.Signature), KID: resp.KID}
 	c.put(cn)
 	return out, nil
+}
+
+// SealPolicySet has the enclave MAC a vault's new policy set (the
+// policy.EncodeSet bytes at req.Version) for the human in req.ChangerToken,
+// an owner or admin of req.OrgID, and returns the MAC to store with the
+// set. A changer without that right gets wire.ErrForbidden, a version not
+// newer than one the enclave has seen wire.ErrConflict, and a set that does
+// not decode for req.VaultID and req.Version wire.ErrBadRequest. It is
+// never retried automatically: a retry of a sealed version is a conflict.
+func (c *Client) SealPolicySet(ctx context.Context, req wire.SealPolicySetRequest) ([]byte, error) {
+	var resp wire.SealPolicySetResponse
+	cn, err := c.call(ctx, wire.OpSealPolicySet, false, &req, &resp)
+	if err != nil {
+		return nil, err
+	}
+	mac := bytes.Clone(resp.MAC)
+	c.put(cn)
+	if len(mac) != wire.PolicyMACLen {
+		return nil, fmt.Errorf("%w: policy set mac of %d bytes", wire.ErrInternal, len(mac))
+	}
+	return mac, nil
 }

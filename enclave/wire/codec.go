@@ -23,6 +23,20 @@ const (
 	X25519KeyLen      = 32
 )
 
+// Bounds of the caller's authorisation fields (Open, Seal, SealPolicySet).
+const (
+	// MaxPolicySetLen bounds an encoded policy set (policy.EncodeSet). With
+	// a 1 MiB value, a token and a set this large, a request still fits in
+	// one frame.
+	MaxPolicySetLen = 512 << 10
+	// PolicyMACLen is the size of a policy-set MAC (HMAC-SHA256); a
+	// PolicyMAC field holds this many bytes or none.
+	PolicyMACLen = 32
+	// MaxClientIPLen bounds the textual client address (an IPv6 address
+	// with a zone fits).
+	MaxClientIPLen = 64
+)
+
 // appendU16 and friends append big-endian integers.
 func appendU16(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
 func appendU32(b []byte, v uint32) []byte { return binary.BigEndian.AppendUint32(b, v) }

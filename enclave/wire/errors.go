@@ -18,7 +18,19 @@ const (
 	Stale           Code = 6 // a frame timestamp outside the allowed window
 	Unavailable     Code = 7 // the HSM, the attester or the channel is down
 	Internal        Code = 8
+	// Forbidden: the caller's token or the policy set it came with does not
+	// allow the operation (missing, forged, expired or foreign token, a
+	// policy set whose MAC fails or that is older than one the enclave has
+	// seen, or a policy decision of deny). It never says which.
+	Forbidden Code = 9
+	// Conflict: SealPolicySet named a policy-set version not newer than one
+	// the enclave has already sealed or seen for that vault (a replay or a
+	// lost race between two changes); retry with a newer version.
+	Conflict Code = 10
 )
+
+// lastCode is the highest Code defined.
+const lastCode = Conflict
 
 // Sentinel errors, one per non-OK Code.
 var (
@@ -30,6 +42,8 @@ var (
 	ErrStale           = errors.New("enclave: stale frame")
 	ErrUnavailable     = errors.New("enclave: unavailable")
 	ErrInternal        = errors.New("enclave: internal error")
+	ErrForbidden       = errors.New("enclave: forbidden")
+	ErrConflict        = errors.New("enclave: policy set version conflict")
 )
 
 // ErrAddress marks an enclave address that does not parse. It never crosses
@@ -47,6 +61,8 @@ var codeErrors = [...]error{
 	Stale:           ErrStale,
 	Unavailable:     ErrUnavailable,
 	Internal:        ErrInternal,
+	Forbidden:       ErrForbidden,
+	Conflict:        ErrConflict,
 }
 
 // CodeOf maps an error to its Code: nil is OK, an error wrapping one of the
@@ -56,7 +72,7 @@ func CodeOf(err error) Code {
 	if err == nil {
 		return OK
 	}
-	for c := BadRequest; c <= Internal; c++ {
+	for c := BadRequest; c <= lastCode; c++ {
 		if errors.Is(err, codeErrors[c]) {
 			return c
 		}
@@ -97,6 +113,10 @@ func (c Code) String() string {
 		return "unavailable"
 	case Internal:
 		return "internal"
+	case Forbidden:
+		return "forbidden"
+	case Conflict:
+		return "conflict"
 	default:
 		return "unknown"
 	}

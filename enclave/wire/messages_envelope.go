@@ -2,6 +2,9 @@ package wire
 
 // SealRequest asks the enclave to encrypt one secret version under a fresh
 // data key wrapped by the vault's KEK. KEKVersion 0 means the latest.
+//
+// Token, PolicySet, PolicyMAC and ClientIP are the caller's authorisation
+// for a write of Path (see "Caller authorisation" in messages_policy.go).
 type SealRequest struct {
 	OrgID         string
 	VaultID       string
@@ -9,6 +12,10 @@ type SealRequest struct {
 	SecretVersion uint32
 	KEKVersion    uint32
 	Plaintext     []byte
+	Token         string
+	PolicySet     []byte
+	PolicyMAC     []byte
+	ClientIP      string
 }
 
 // Append implements Message.
@@ -19,7 +26,10 @@ func (m *SealRequest) Append(b []byte) ([]byte, error) {
 	}
 	b = appendU32(b, m.SecretVersion)
 	b = appendU32(b, m.KEKVersion)
-	return appendBytes(b, m.Plaintext, MaxPlaintextLen, "plaintext")
+	if b, err = appendBytes(b, m.Plaintext, MaxPlaintextLen, "plaintext"); err != nil {
+		return b, err
+	}
+	return appendCaller(b, m.Token, m.PolicySet, m.PolicyMAC, m.ClientIP)
 }
 
 // Decode implements Message.
@@ -29,6 +39,7 @@ func (m *SealRequest) Decode(b []byte) error {
 	m.SecretVersion = d.u32("secret version")
 	m.KEKVersion = d.u32("kek version")
 	m.Plaintext = d.bytes(MaxPlaintextLen, "plaintext")
+	m.Token, m.PolicySet, m.PolicyMAC, m.ClientIP = d.caller()
 	return d.finish()
 }
 
@@ -61,6 +72,9 @@ func (m *SealResponse) Decode(b []byte) error {
 
 // OpenRequest asks the enclave to decrypt a sealed secret version. The
 // locator must be the one it was sealed under.
+//
+// Token, PolicySet, PolicyMAC and ClientIP are the caller's authorisation
+// for a read of Path (see "Caller authorisation" in messages_policy.go).
 type OpenRequest struct {
 	OrgID         string
 	VaultID       string
@@ -68,6 +82,10 @@ type OpenRequest struct {
 	SecretVersion uint32
 	WrappedDEK    []byte
 	Ciphertext    []byte
+	Token         string
+	PolicySet     []byte
+	PolicyMAC     []byte
+	ClientIP      string
 }
 
 // Append implements Message.
@@ -80,7 +98,10 @@ func (m *OpenRequest) Append(b []byte) ([]byte, error) {
 	if b, err = appendBytes(b, m.WrappedDEK, MaxWrappedKeyLen, "wrapped dek"); err != nil {
 		return b, err
 	}
-	return appendBytes(b, m.Ciphertext, MaxCiphertextLen, "ciphertext")
+	if b, err = appendBytes(b, m.Ciphertext, MaxCiphertextLen, "ciphertext"); err != nil {
+		return b, err
+	}
+	return appendCaller(b, m.Token, m.PolicySet, m.PolicyMAC, m.ClientIP)
 }
 
 // Decode implements Message.
@@ -90,6 +111,7 @@ func (m *OpenRequest) Decode(b []byte) error {
 	m.SecretVersion = d.u32("secret version")
 	m.WrappedDEK = d.bytes(MaxWrappedKeyLen, "wrapped dek")
 	m.Ciphertext = d.bytes(MaxCiphertextLen, "ciphertext")
+	m.Token, m.PolicySet, m.PolicyMAC, m.ClientIP = d.caller()
 	return d.finish()
 }
 

@@ -14,10 +14,11 @@ const (
 	OpPublicKeys    Op = 6
 	OpHealth        Op = 7
 	OpSignAuditHead Op = 8
+	OpSealPolicySet Op = 9
 )
 
 // Valid reports whether op is a known operation.
-func (op Op) Valid() bool { return op >= OpAttest && op <= OpSignAuditHead }
+func (op Op) Valid() bool { return op >= OpAttest && op <= OpSealPolicySet }
 
 // String names the operation for logs.
 func (op Op) String() string {
@@ -38,6 +39,8 @@ func (op Op) String() string {
 		return "health"
 	case OpSignAuditHead:
 		return "sign_audit_head"
+	case OpSealPolicySet:
+		return "seal_policy_set"
 	default:
 		return "unknown"
 	}

@@ -17,9 +17,13 @@ func sampleMessages() map[string]struct{ in, out Message } {
 		"create kek":       {&CreateKEKRequest{OrgID: "org", VaultID: "vault"}, &CreateKEKRequest{}},
 		"create kek reply": {&CreateKEKResponse{KEKVersion: 3}, &CreateKEKResponse{}},
 		"seal":             {&SealRequest{OrgID: "o", VaultID: "v", Path: "a/b", SecretVersion: 2, KEKVersion: 1, Plaintext: []byte("pt")}, &SealRequest{}},
+		"seal with caller": {&SealRequest{OrgID: "o", VaultID: "v", Path: "a/b", Plaintext: []byte("pt"), Token: "h.p.s", PolicySet: []byte("OCVPSET"), PolicyMAC: bytes.Repeat([]byte{3}, PolicyMACLen), ClientIP: "2001:db8::1"}, &SealRequest{}},
 		"seal reply":       {&SealResponse{KEKVersion: 1, WrappedDEK: []byte("w"), Ciphertext: []byte("c")}, &SealResponse{}},
 		"open":             {&OpenRequest{OrgID: "o", VaultID: "v", Path: "p", SecretVersion: 9, WrappedDEK: []byte("w"), Ciphertext: []byte("c")}, &OpenRequest{}},
+		"open with caller": {&OpenRequest{OrgID: "o", VaultID: "v", Path: "p", WrappedDEK: []byte("w"), Ciphertext: []byte("c"), Token: "h.p.s", PolicySet: []byte("set"), PolicyMAC: bytes.Repeat([]byte{4}, PolicyMACLen), ClientIP: "192.0.2.7"}, &OpenRequest{}},
 		"open reply":       {&OpenResponse{Plaintext: []byte("pt")}, &OpenResponse{}},
+		"seal policy set":  {&SealPolicySetRequest{OrgID: "o", VaultID: "v", Version: 7, Set: []byte("OCVPSET\x01"), ChangerToken: "h.p.s"}, &SealPolicySetRequest{}},
+		"policy set mac":   {&SealPolicySetResponse{MAC: bytes.Repeat([]byte{5}, PolicyMACLen)}, &SealPolicySetResponse{}},
 		"sign jwt":         {&SignJWTRequest{Claims: []byte(`{"sub":"x"}`)}, &SignJWTRequest{}},
 		"sign jwt reply":   {&SignJWTResponse{Token: "a.b.c", KID: "ocv-jwt-v1"}, &SignJWTResponse{}},
 		"public keys":      {&PublicKeysRequest{}, &PublicKeysRequest{}},
@@ -58,17 +62,31 @@ func TestMessageBounds(t *testing.T) {
 		msg     Message
 		wantErr error
 	}{
-		"fail path over 1024 bytes": {&SealRequest{Path: string(make([]byte, MaxPathLen+1))}, ErrBadRequest},
-		"fail org id over bound":    {&OpenRequest{OrgID: string(make([]byte, MaxIDLen+1))}, ErrBadRequest},
-		"fail plaintext over 1 MiB": {&SealRequest{Plaintext: make([]byte, MaxPlaintextLen+1)}, ErrBadRequest},
-		"fail long proxy key":       {&AttestRequest{ProxyPublicKey: make([]byte, 33)}, ErrBadRequest},
-		"fail too many keys":        {&PublicKeysResponse{Keys: make([]PublicKey, MaxKeys+1)}, ErrBadRequest},
-		"ok path at 1024 bytes":     {&SealRequest{Path: string(make([]byte, MaxPathLen))}, nil},
+		"fail path over 1024 bytes":  {&SealRequest{Path: string(make([]byte, MaxPathLen+1))}, ErrBadRequest},
+		"fail org id over bound":     {&OpenRequest{OrgID: string(make([]byte, MaxIDLen+1))}, ErrBadRequest},
+		"fail plaintext over 1 MiB":  {&SealRequest{Plaintext: make([]byte, MaxPlaintextLen+1)}, ErrBadRequest},
+		"fail long proxy key":        {&AttestRequest{ProxyPublicKey: make([]byte, 33)}, ErrBadRequest},
+		"fail too many keys":         {&PublicKeysResponse{Keys: make([]PublicKey, MaxKeys+1)}, ErrBadRequest},
+		"ok path at 1024 bytes":      {&SealRequest{Path: string(make([]byte, MaxPathLen))}, nil},
+		"fail token over bound":      {&OpenRequest{Token: string(make([]byte, MaxTokenLen+1))}, ErrBadRequest},
+		"fail policy set over bound": {&SealRequest{PolicySet: make([]byte, MaxPolicySetLen+1)}, ErrBadRequest},
+		"fail long policy mac":       {&OpenRequest{PolicyMAC: make([]byte, PolicyMACLen+1)}, ErrBadRequest},
+		"fail long client ip":        {&OpenRequest{ClientIP: string(make([]byte, MaxClientIPLen+1))}, ErrBadRequest},
+		"fail changer token long":    {&SealPolicySetRequest{ChangerToken: string(make([]byte, MaxTokenLen+1))}, ErrBadRequest},
+		"fail set over bound":        {&SealPolicySetRequest{Set: make([]byte, MaxPolicySetLen+1)}, ErrBadRequest},
+		"fail long mac reply":        {&SealPolicySetResponse{MAC: make([]byte, PolicyMACLen+1)}, ErrBadRequest},
+		// The largest Open and Seal still fit in one frame.
+		"ok largest open": {&OpenRequest{OrgID: string(make([]byte, MaxIDLen)), VaultID: string(make([]byte, MaxIDLen)), Path: string(make([]byte, MaxPathLen)),
+			WrappedDEK: make([]byte, MaxWrappedKeyLen), Ciphertext: make([]byte, MaxCiphertextLen), Token: string(make([]byte, MaxTokenLen)),
+			PolicySet: make([]byte, MaxPolicySetLen), PolicyMAC: make([]byte, PolicyMACLen), ClientIP: string(make([]byte, MaxClientIPLen))}, nil},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := tc.msg.Append(nil)
+			b, err := tc.msg.Append(nil)
 			require.ErrorIs(t, err, tc.wantErr)
+			if err == nil {
+				require.LessOrEqual(t, len(b), MaxBodySize)
+			}
 		})
 	}
 }
@@ -97,13 +115,26 @@ func TestDecodeRejectsHostileLengths(t *testing.T) {
 }
 
 func TestCodeMapping(t *testing.T) {
-	for c := OK; c <= Internal; c++ {
+	for c := OK; c <= lastCode; c++ {
 		require.Equal(t, c, CodeOf(Err(c)), c.String())
+		require.NotEqual(t, "unknown", c.String())
 	}
+	require.Equal(t, Forbidden, CodeOf(wrapf("authorising: %w", ErrForbidden)))
+	require.Equal(t, Conflict, CodeOf(wrapf("sealing policy set: %w", ErrConflict)))
 	require.Equal(t, Integrity, CodeOf(wrapf("opening: %w", ErrIntegrity)))
 	require.Equal(t, Internal, CodeOf(errPlain))
 	require.ErrorIs(t, Err(Code(999)), ErrInternal)
 	require.NoError(t, Err(OK))
+}
+
+func TestOps(t *testing.T) {
+	for op := OpAttest; op <= OpSealPolicySet; op++ {
+		require.True(t, op.Valid())
+		require.NotEqual(t, "unknown", op.String())
+	}
+	require.Equal(t, "seal_policy_set", OpSealPolicySet.String())
+	require.False(t, (OpSealPolicySet + 1).Valid())
+	require.False(t, Op(0).Valid())
 }
 
 func TestAuditHeadMessage(t *testing.T) {

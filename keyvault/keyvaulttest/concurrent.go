@@ -1,6 +1,8 @@
 package keyvaulttest
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -30,6 +32,7 @@ func (x *exercise) concurrent(t *testing.T) {
 	kek := x.ref("concurrent/kek", 1)
 	x.mustCreate(t, kek, keyvault.AES256)
 	kw, _ := x.ks.(keyvault.KeyWrapper)
+	mc := x.macCheck(t)
 
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
@@ -37,6 +40,10 @@ func (x *exercise) concurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range iterations {
 				if err := x.work(t, signers[(w+i)%len(signers)], kw, kek, fmt.Sprint(w, "/", i)); err != nil {
+					errs <- fmt.Errorf("worker %d iteration %d: %w", w, i, err)
+					return
+				}
+				if err := mc(t.Context()); err != nil {
 					errs <- fmt.Errorf("worker %d iteration %d: %w", w, i, err)
 					return
 				}
@@ -102,4 +109,28 @@ func (x *exercise) work(t *testing.T, s keyvault.DigestSigner, kw keyvault.KeyWr
 		return errors.New("data key changed in a wrap round trip")
 	}
 	return nil
+}
+
+// macCheck returns a check that MACs one fixed message and compares the tag
+// with the one computed up front; a no-op when the store is no MACer.
+func (x *exercise) macCheck(t *testing.T) func(ctx context.Context) error {
+	m, ok := x.ks.(keyvault.MACer)
+	if !ok {
+		return func(context.Context) error { return nil }
+	}
+	ref := x.ref("concurrent/mac", 1)
+	x.mustCreate(t, ref, keyvault.HMACSHA256)
+	msg := []byte("concurrent mac")
+	want, err := m.MAC(t.Context(), ref, msg)
+	require.NoError(t, err)
+	return func(ctx context.Context) error {
+		got, err := m.MAC(ctx, ref, msg)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got, want) {
+			return errors.New("mac changed under concurrency")
+		}
+		return nil
+	}
 }

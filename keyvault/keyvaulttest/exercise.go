@@ -16,7 +16,7 @@ var signingAlgorithms = []keyvault.Algorithm{keyvault.P256, keyvault.Secp256k1, 
 
 // Exercise runs the conformance suite against ks, a fresh or reused store
 // (key IDs get a random prefix), and closes ks at the end: Close must be
-// idempotent. KeyWrapper is exercised when ks implements it.
+// idempotent. KeyWrapper and MACer are exercised when ks implements them.
 func Exercise(t *testing.T, ks keyvault.KeyStore) {
 	t.Helper()
 	x := &exercise{ks: ks, prefix: "kvtest-" + randomHex(4) + "/"}
@@ -26,6 +26,7 @@ func Exercise(t *testing.T, ks keyvault.KeyStore) {
 	t.Run("versions", x.versions)
 	t.Run("sign", x.sign)
 	t.Run("wrap", x.wrap)
+	t.Run("mac", x.mac)
 	t.Run("destroy", x.destroy)
 	t.Run("context canceled", x.canceled)
 	t.Run("concurrent", x.concurrent)
@@ -49,7 +50,10 @@ func (x *exercise) mustCreate(t *testing.T, ref keyvault.KeyRef, alg keyvault.Al
 }
 
 func (x *exercise) create(t *testing.T) {
-	for _, alg := range append([]keyvault.Algorithm{keyvault.AES256}, signingAlgorithms...) {
+	for _, alg := range append([]keyvault.Algorithm{keyvault.AES256, keyvault.HMACSHA256}, signingAlgorithms...) {
+		if _, ok := x.ks.(keyvault.MACer); !ok && alg == keyvault.HMACSHA256 {
+			continue // only a MACer must make MAC keys
+		}
 		t.Run(string(alg), func(t *testing.T) {
 			ctx := t.Context()
 			ref := x.ref("create/"+string(alg), 1)
@@ -203,6 +207,10 @@ func (x *exercise) close(t *testing.T) {
 	require.ErrorIs(t, err, keyvault.ErrClosed)
 	if kw, ok := x.ks.(keyvault.KeyWrapper); ok {
 		_, err = kw.WrapKey(ctx, ref, make([]byte, 32))
+		require.ErrorIs(t, err, keyvault.ErrClosed)
+	}
+	if m, ok := x.ks.(keyvault.MACer); ok {
+		_, err = m.MAC(ctx, ref, []byte("closed"))
 		require.ErrorIs(t, err, keyvault.ErrClosed)
 	}
 }

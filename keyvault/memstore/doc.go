@@ -1,5 +1,5 @@
-// Package memstore is an in-memory keyvault.KeyStore and
-// keyvault.KeyWrapper for unit tests of other packages. Keys live in process
+// Package memstore is an in-memory keyvault.KeyStore, keyvault.KeyWrapper
+// and keyvault.MACer for unit tests of other packages. Keys live in process
 // memory, so New refuses to work outside a test binary.
 //
 // Like an HSM it returns ECDSA signatures as raw r‖s without low-S

@@ -20,7 +20,7 @@ func (s *Store) Signer(ctx context.Context, ref keyvault.KeyRef) (keyvault.Diges
 	if err != nil {
 		return nil, err
 	}
-	if k.alg == keyvault.AES256 {
+	if k.alg == keyvault.AES256 || k.alg == keyvault.HMACSHA256 {
 		return nil, fmt.Errorf("%w: %s v%d is a %s key, not a signing key", keyvault.ErrUnsupported, ref.ID, ref.Version, k.alg)
 	}
 	return &signer{s: s, ref: ref, key: k, alg: k.alg, public: k.public}, nil

@@ -18,8 +18,8 @@ import (
 	"github.com/opencustody/ocv/keyvault"
 )
 
-// Store is an in-memory keyvault.KeyStore and keyvault.KeyWrapper. It is
-// safe for concurrent use.
+// Store is an in-memory keyvault.KeyStore, keyvault.KeyWrapper and
+// keyvault.MACer. It is safe for concurrent use.
 type Store struct {
 	mu     sync.RWMutex
 	keys   map[keyvault.KeyRef]*key
@@ -31,6 +31,7 @@ type key struct {
 	alg     keyvault.Algorithm
 	public  crypto.PublicKey
 	aes     []byte
+	hmac    []byte
 	p256    *ecdsa.PrivateKey
 	k1      *secp256k1.PrivateKey
 	ed25519 ed25519.PrivateKey
@@ -84,6 +85,9 @@ func generate(alg keyvault.Algorithm) (*key, error) {
 	case keyvault.AES256:
 		k.aes = make([]byte, 32)
 		_, _ = rand.Read(k.aes)
+	case keyvault.HMACSHA256:
+		k.hmac = make([]byte, hmacKeyLen)
+		_, _ = rand.Read(k.hmac)
 	case keyvault.P256:
 		if k.p256, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err == nil {
 			k.public = &k.p256.PublicKey
@@ -247,4 +251,5 @@ func (s *Store) kek(ctx context.Context, ref keyvault.KeyRef) (*key, error) {
 var (
 	_ keyvault.KeyStore   = (*Store)(nil)
 	_ keyvault.KeyWrapper = (*Store)(nil)
+	_ keyvault.MACer      = (*Store)(nil)
 )

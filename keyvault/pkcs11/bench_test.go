@@ -79,3 +79,24 @@ func benchmarkSign(b *testing.B, alg keyvault.Algorithm) {
 func BenchmarkSignP256(b *testing.B)      { benchmarkSign(b, keyvault.P256) }
 func BenchmarkSignSecp256k1(b *testing.B) { benchmarkSign(b, keyvault.Secp256k1) }
 func BenchmarkSignEd25519(b *testing.B)   { benchmarkSign(b, keyvault.Ed25519) }
+
+// BenchmarkMAC is HMAC-SHA256 of a 1 KiB message (a small policy set).
+func BenchmarkMAC(b *testing.B) {
+	s := newStore(b)
+	ref := keyvault.KeyRef{ID: "mac/bench", Version: 1}
+	_, err := s.CreateKey(b.Context(), keyvault.CreateKeyRequest{Ref: ref, Algorithm: keyvault.HMACSHA256})
+	require.NoError(b, err)
+	msg := make([]byte, 1024)
+	_, _ = rand.Read(msg)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.MAC(b.Context(), ref, msg); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}

@@ -49,3 +49,25 @@ func BreakSessions(s *Store) int {
 
 // PoolSize is the number of sessions s keeps.
 func PoolSize(s *Store) int { return cap(s.pool.ch) }
+
+// ImportHMACKey stores value as the HMACSHA256 key ref, a token object like
+// the ones CreateKey makes, so known-answer vectors can run through MAC.
+func ImportHMACKey(ctx context.Context, s *Store, ref keyvault.KeyRef, value []byte) error {
+	label := objectLabel(ref)
+	return s.pool.do(ctx, func(ss *session) error {
+		_, err := s.ctx.CreateObject(ss.h, []*pkcs11.Attribute{
+			pkcs11.NewAttribute(pkcs11.CKA_CLASS, pkcs11.CKO_SECRET_KEY),
+			pkcs11.NewAttribute(pkcs11.CKA_KEY_TYPE, pkcs11.CKK_GENERIC_SECRET),
+			pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
+			pkcs11.NewAttribute(pkcs11.CKA_PRIVATE, true),
+			pkcs11.NewAttribute(pkcs11.CKA_SENSITIVE, true),
+			pkcs11.NewAttribute(pkcs11.CKA_EXTRACTABLE, false),
+			pkcs11.NewAttribute(pkcs11.CKA_SIGN, true),
+			pkcs11.NewAttribute(pkcs11.CKA_VERIFY, true),
+			pkcs11.NewAttribute(pkcs11.CKA_ID, label),
+			pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
+			pkcs11.NewAttribute(pkcs11.CKA_VALUE, value),
+		})
+		return err
+	})
+}

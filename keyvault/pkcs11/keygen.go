@@ -23,6 +23,28 @@ func generate(ctx *pkcs11.Ctx, sh pkcs11.SessionHandle, req keyvault.CreateKeyRe
 		pkcs11.NewAttribute(pkcs11.CKA_ID, label),
 		pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
 	}
+	if req.Algorithm == keyvault.HMACSHA256 {
+		private = append(private,
+			pkcs11.NewAttribute(pkcs11.CKA_CLASS, pkcs11.CKO_SECRET_KEY),
+			pkcs11.NewAttribute(pkcs11.CKA_KEY_TYPE, pkcs11.CKK_GENERIC_SECRET),
+			pkcs11.NewAttribute(pkcs11.CKA_VALUE_LEN, hmacKeyLen),
+			// A MAC key only signs and verifies (CKM_SHA256_HMAC): no
+			// encryption, wrapping or derivation with it.
+			pkcs11.NewAttribute(pkcs11.CKA_SIGN, true),
+			pkcs11.NewAttribute(pkcs11.CKA_VERIFY, true),
+			pkcs11.NewAttribute(pkcs11.CKA_ENCRYPT, false),
+			pkcs11.NewAttribute(pkcs11.CKA_DECRYPT, false),
+			pkcs11.NewAttribute(pkcs11.CKA_WRAP, false),
+			pkcs11.NewAttribute(pkcs11.CKA_UNWRAP, false),
+			pkcs11.NewAttribute(pkcs11.CKA_DERIVE, false),
+		)
+		mech := []*pkcs11.Mechanism{pkcs11.NewMechanism(pkcs11.CKM_GENERIC_SECRET_KEY_GEN, nil)}
+		h, err := ctx.GenerateKey(sh, mech, private)
+		if err != nil {
+			return nil, fmt.Errorf("generating hmac-sha256 key %s: %w", label, err)
+		}
+		return &keyEntry{alg: keyvault.HMACSHA256, key: h}, nil
+	}
 	if req.Algorithm == keyvault.AES256 {
 		private = append(private,
 			pkcs11.NewAttribute(pkcs11.CKA_CLASS, pkcs11.CKO_SECRET_KEY),

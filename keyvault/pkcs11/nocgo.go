@@ -51,6 +51,11 @@ func (*Store) UnwrapKey(context.Context, keyvault.KeyRef, []byte) ([]byte, error
 	return nil, errNoCgo
 }
 
+// MAC answers keyvault.ErrUnsupported.
+func (*Store) MAC(context.Context, keyvault.KeyRef, []byte) ([]byte, error) {
+	return nil, errNoCgo
+}
+
 // Close does nothing.
 func (*Store) Close() error { return nil }
 
@@ -58,4 +63,5 @@ func (*Store) Close() error { return nil }
 var (
 	_ keyvault.KeyStore   = (*Store)(nil)
 	_ keyvault.KeyWrapper = (*Store)(nil)
+	_ keyvault.MACer      = (*Store)(nil)
 )

@@ -35,7 +35,7 @@ var (
 // keyEntry is what the handle cache keeps per KeyRef.
 type keyEntry struct {
 	alg keyvault.Algorithm
-	// key is the private key (signing) or the secret key (wrapping).
+	// key is the private key (signing) or the secret key (wrapping, MAC).
 	key    pkcs11.ObjectHandle
 	public crypto.PublicKey
 }
@@ -97,6 +97,9 @@ func loadEntry(ctx *pkcs11.Ctx, sh pkcs11.SessionHandle, ref keyvault.KeyRef) (*
 	switch keyType {
 	case pkcs11.CKK_AES:
 		e.alg = keyvault.AES256
+		return &e, nil
+	case pkcs11.CKK_GENERIC_SECRET:
+		e.alg = keyvault.HMACSHA256
 		return &e, nil
 	case pkcs11.CKK_EC, ckkECEdwards:
 	default:

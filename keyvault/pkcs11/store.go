@@ -14,7 +14,8 @@ import (
 	"github.com/opencustody/ocv/keyvault/pkcs11/internal/module"
 )
 
-// Store is a keyvault.KeyStore and keyvault.KeyWrapper on one PKCS#11 token.
+// Store is a keyvault.KeyStore, keyvault.KeyWrapper and keyvault.MACer on
+// one PKCS#11 token.
 // It is safe for concurrent use.
 type Store struct {
 	ctx  *pkcs11.Ctx
@@ -110,7 +111,7 @@ func (s *Store) CreateKey(ctx context.Context, req keyvault.CreateKeyRequest) (k
 		return keyvault.KeyInfo{}, err
 	}
 	switch req.Algorithm {
-	case keyvault.AES256, keyvault.P256, keyvault.Secp256k1, keyvault.Ed25519:
+	case keyvault.AES256, keyvault.HMACSHA256, keyvault.P256, keyvault.Secp256k1, keyvault.Ed25519:
 	default:
 		return keyvault.KeyInfo{}, fmt.Errorf("%w: algorithm %q", keyvault.ErrUnsupported, req.Algorithm)
 	}
@@ -277,4 +278,5 @@ func (s *Store) forgetRef(ref keyvault.KeyRef) {
 var (
 	_ keyvault.KeyStore   = (*Store)(nil)
 	_ keyvault.KeyWrapper = (*Store)(nil)
+	_ keyvault.MACer      = (*Store)(nil)
 )

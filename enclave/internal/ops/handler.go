@@ -9,15 +9,22 @@ import (
 	"github.com/opencustody/ocv/enclave/internal/envelope"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/keyvault"
+	"github.com/opencustody/ocv/policy"
 )
 
 // Config tunes a Handler. Mode is wire.ModeSimulated or wire.ModeNitro and
 // is reported by Health. DEKCacheSize is passed to envelope (0 disables the
-// cache). Now is the clock (time.Now when nil).
+// cache). Now is the clock (time.Now when nil); it judges token expiry too.
+//
+// RequireCallerToken makes Open and Seal without a caller token Forbidden.
+// False lets such requests through unchecked (a request that does carry a
+// token is still checked): transitional, until the proxy sends tokens;
+// never for production.
 type Config struct {
-	Mode         string
-	DEKCacheSize int
-	Now          func() time.Time
+	Mode               string
+	DEKCacheSize       int
+	Now                func() time.Time
+	RequireCallerToken bool
 }
 
 // Handler runs operations. It is safe for concurrent use.
@@ -27,12 +34,14 @@ type Handler struct {
 	issuer     attestation.Issuer
 	channelPub []byte
 	jwt        *jwtKey
+	authz      *authorizer
 	mode       string
 }
 
-// New makes a Handler: it loads (or creates) the token-signing key and
-// checks that ks can wrap data keys. channelPub is the enclave's channel
-// public key, bound into every attestation document.
+// New makes a Handler: it loads (or creates) the token-signing key and the
+// policy-set MAC key and checks that ks can wrap data keys and compute MACs.
+// channelPub is the enclave's channel public key, bound into every
+// attestation document.
 func New(ctx context.Context, ks keyvault.KeyStore, issuer attestation.Issuer, channelPub []byte, cfg Config) (*Handler, error) {
 	if cfg.Mode != wire.ModeSimulated && cfg.Mode != wire.ModeNitro {
 		return nil, fmt.Errorf("%w: mode must be %q or %q", ErrInvalidConfig, wire.ModeSimulated, wire.ModeNitro)
@@ -48,7 +57,15 @@ func New(ctx context.Context, ks keyvault.KeyStore, issuer attestation.Issuer, c
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{ks: ks, sealer: sealer, issuer: issuer, channelPub: channelPub, jwt: jwt, mode: cfg.Mode}, nil
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	authz, err := newAuthorizer(ctx, ks, cfg.RequireCallerToken, now)
+	if err != nil {
+		return nil, err
+	}
+	return &Handler{ks: ks, sealer: sealer, issuer: issuer, channelPub: channelPub, jwt: jwt, authz: authz, mode: cfg.Mode}, nil
 }
 
 // Close zeroises cached data keys.
@@ -107,6 +124,11 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 		if err := req.Decode(body); err != nil {
 			return out, err
 		}
+		if err := h.authz.authorize(ctx, &access{OrgID: req.OrgID, VaultID: req.VaultID, Path: req.Path,
+			Permission: policy.PermissionWrite, Token: req.Token, PolicySet: req.PolicySet, PolicyMAC: req.PolicyMAC,
+			ClientIP: req.ClientIP}); err != nil {
+			return out, err
+		}
 		loc := envelope.Locator{OrgID: req.OrgID, VaultID: req.VaultID, Path: req.Path, SecretVersion: req.SecretVersion}
 		sealed, err := h.sealer.Seal(ctx, loc, req.KEKVersion, req.Plaintext)
 		if err != nil {
@@ -150,6 +172,16 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 			return out, err
 		}
 		return resp.Append(out)
+	case wire.OpSealPolicySet:
+		var req wire.SealPolicySetRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		mac, err := h.authz.sealPolicySet(ctx, &req)
+		if err != nil {
+			return out, err
+		}
+		return (&wire.SealPolicySetResponse{MAC: mac}).Append(out)
 	default:
 		return out, fmt.Errorf("%w: unknown op", wire.ErrBadRequest)
 	}
@@ -160,6 +192,11 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 func (h *Handler) open(ctx context.Context, body, out []byte, sc *Scratch) ([]byte, error) {
 	var req wire.OpenRequest
 	if err := req.Decode(body); err != nil {
+		return out, err
+	}
+	if err := h.authz.authorize(ctx, &access{OrgID: req.OrgID, VaultID: req.VaultID, Path: req.Path,
+		Permission: policy.PermissionRead, Token: req.Token, PolicySet: req.PolicySet, PolicyMAC: req.PolicyMAC,
+		ClientIP: req.ClientIP}); err != nil {
 		return out, err
 	}
 	loc := envelope.Locator{OrgID: req.OrgID, VaultID: req.VaultID, Path: req.Path, SecretVersion: req.SecretVersion}

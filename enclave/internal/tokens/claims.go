@@ -1,0 +1,161 @@
+package tokens
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/opencustody/ocv/policy"
+)
+
+// Claims are the verified claims of an access token. Callers treat them as
+// read-only: the same value (Scopes included) is handed to every caller that
+// presents the same token.
+type Claims struct {
+	Issuer        string
+	Subject       string // the user or agent id
+	OrgID         string
+	PrincipalType string      // policy.PrincipalUser or policy.PrincipalAgent
+	Role          policy.Role // the org role; "" when the token carries none
+	JTI           string
+	Environment   string // the agent's environment tag; "" when none
+	// Scopes are the agent's path patterns; HasScopes tells an absent claim
+	// (no scope check) from an empty list (no path is in scope).
+	Scopes    []string
+	HasScopes bool
+	ExpiresAt time.Time
+}
+
+// maxScopes bounds the scopes claim; the token length bounds it anyway.
+const maxScopes = 1024
+
+// parseClaims reads the JSON payload of a token. Keys match exactly (no
+// case folding) and a repeated key is refused, so the enclave never reads a
+// claim differently from a strict parser. exp, aud (a string or an array of
+// strings), iss, sub, jti, org_id and principal_type are required. It also
+// returns nbf (the zero time when absent).
+func parseClaims(payload []byte, audience string) (Claims, time.Time, error) {
+	fields, err := objectFields(payload)
+	if err != nil {
+		return Claims{}, time.Time{}, err
+	}
+	c, err := claimsOf(fields, audience)
+	if err != nil {
+		return Claims{}, time.Time{}, err
+	}
+	nbf, err := notBefore(fields)
+	return c, nbf, err
+}
+
+func claimsOf(fields map[string]json.RawMessage, audience string) (Claims, error) {
+	var err error
+	var c Claims
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{
+		{"iss", &c.Issuer}, {"sub", &c.Subject}, {"jti", &c.JTI},
+		{"org_id", &c.OrgID}, {"principal_type", &c.PrincipalType},
+	} {
+		if err := requiredString(fields, f.name, f.dst); err != nil {
+			return Claims{}, err
+		}
+	}
+	if c.PrincipalType != policy.PrincipalUser && c.PrincipalType != policy.PrincipalAgent {
+		return Claims{}, invalid("principal_type is neither user nor agent")
+	}
+	if err := checkAudience(fields["aud"], audience); err != nil {
+		return Claims{}, err
+	}
+	if c.ExpiresAt, err = numericDate(fields["exp"], "exp"); err != nil {
+		return Claims{}, err
+	}
+	if raw, ok := fields["role"]; ok && !isNull(raw) {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return Claims{}, invalid("role is not a string")
+		}
+		if c.Role, err = policy.ParseRole(s); err != nil {
+			return Claims{}, invalid("role is not owner, admin or member")
+		}
+	}
+	if raw, ok := fields["environment"]; ok && !isNull(raw) {
+		if json.Unmarshal(raw, &c.Environment) != nil {
+			return Claims{}, invalid("environment is not a string")
+		}
+	}
+	if raw, ok := fields["scopes"]; ok && !isNull(raw) {
+		if json.Unmarshal(raw, &c.Scopes) != nil || len(c.Scopes) > maxScopes {
+			return Claims{}, invalid("scopes is not a bounded array of strings")
+		}
+		c.HasScopes = true
+		if c.Scopes == nil {
+			c.Scopes = []string{}
+		}
+	}
+	return c, nil
+}
+
+// notBefore reads the optional nbf claim; the zero time when absent.
+func notBefore(fields map[string]json.RawMessage) (time.Time, error) {
+	raw, ok := fields["nbf"]
+	if !ok || isNull(raw) {
+		return time.Time{}, nil
+	}
+	return numericDate(raw, "nbf")
+}
+
+func requiredString(fields map[string]json.RawMessage, name string, dst *string) error {
+	raw, ok := fields[name]
+	if !ok || json.Unmarshal(raw, dst) != nil || *dst == "" {
+		return invalid(name + " is missing or not a non-empty string")
+	}
+	return nil
+}
+
+func checkAudience(raw json.RawMessage, want string) error {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		if one == want {
+			return nil
+		}
+		return invalid("aud does not name this service")
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) == nil {
+		for _, a := range many {
+			if a == want {
+				return nil
+			}
+		}
+	}
+	return invalid("aud does not name this service")
+}
+
+// numericDate parses a JWT NumericDate (seconds since the epoch, integer or
+// not) within the years 1970 to 9999.
+func numericDate(raw json.RawMessage, name string) (time.Time, error) {
+	var n json.Number
+	if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
+		return time.Time{}, invalid(name + " is missing or not a number")
+	}
+	const maxSeconds = 253402300799 // 9999-12-31T23:59:59Z
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		if i < 0 || i > maxSeconds {
+			return time.Time{}, invalid(name + " is out of range")
+		}
+		return time.Unix(i, 0), nil
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsNaN(f) || f < 0 || f > maxSeconds {
+		return time.Time{}, invalid(name + " is out of range")
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(frac*1e9)), nil
+}
+
+func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
+
+func invalid(why string) error { return fmt.Errorf("%w: %s", ErrInvalidToken, why) }
