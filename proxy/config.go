@@ -42,11 +42,12 @@ type Config struct {
 	ACMEEmail   string   `yaml:"acme_email"`
 	ACMECA      string   `yaml:"acme_ca"`
 
-	TokenTTL     time.Duration `yaml:"token_ttl"`      // OCV_TOKEN_TTL, default 900s
-	MaxBodyBytes int64         `yaml:"max_body_bytes"` // OCV_MAX_BODY_BYTES, default 1 MiB
-	LogLevel     string        `yaml:"log_level"`      // OCV_LOG_LEVEL
-	AccessLog    bool          `yaml:"access_log"`     // OCV_ACCESS_LOG
-	SealInterval time.Duration `yaml:"audit_seal_interval"`
+	TokenTTL      time.Duration `yaml:"token_ttl"`       // OCV_TOKEN_TTL, default 900s
+	AgentTokenTTL time.Duration `yaml:"agent_token_ttl"` // OCV_AGENT_TOKEN_TTL, default 7200s
+	MaxBodyBytes  int64         `yaml:"max_body_bytes"`  // OCV_MAX_BODY_BYTES, default 1 MiB
+	LogLevel      string        `yaml:"log_level"`       // OCV_LOG_LEVEL
+	AccessLog     bool          `yaml:"access_log"`      // OCV_ACCESS_LOG
+	SealInterval  time.Duration `yaml:"audit_seal_interval"`
 	// AdminListen serves /metrics and /debug/pprof; "" disables it. Keep it
 	// on loopback or a private interface.
 	AdminListen string `yaml:"admin_listen"` // OCV_ADMIN_LISTEN
@@ -64,7 +65,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Listen: "127.0.0.1:8443", DataDir: ".ocv", EnclaveAddr: "unix://.ocv/enclave.sock", EnclavePoolSize: 32,
-		DBMaxConns: 32, AttestationMaxAge: 5 * time.Minute, TLSMode: "dev", TokenTTL: 900 * time.Second,
+		DBMaxConns: 32, AttestationMaxAge: 5 * time.Minute, TLSMode: "dev", TokenTTL: 900 * time.Second, AgentTokenTTL: 7200 * time.Second,
 		MaxBodyBytes: 1 << 20, LogLevel: "info", AccessLog: true, SealInterval: time.Second, AdminListen: "127.0.0.1:9464",
 		RefreshTTL: 30 * 24 * time.Hour, LockoutDuration: 15 * time.Minute,
 	}
@@ -137,6 +138,7 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 	str(&c.ACMEEmail, "OCV_ACME_EMAIL")
 	str(&c.ACMECA, "OCV_ACME_CA")
 	dur(&c.TokenTTL, "OCV_TOKEN_TTL")
+	dur(&c.AgentTokenTTL, "OCV_AGENT_TOKEN_TTL")
 	str(&c.LogLevel, "OCV_LOG_LEVEL")
 	dur(&c.RefreshTTL, "OCV_REFRESH_TTL")
 	dur(&c.LockoutDuration, "OCV_LOCKOUT_DURATION")
@@ -196,6 +198,9 @@ func (c *Config) Validate() error {
 	}
 	if c.TokenTTL < time.Minute || c.TokenTTL > 24*time.Hour {
 		bad("token_ttl", "must be between 1m and 24h")
+	}
+	if c.AgentTokenTTL < time.Minute || c.AgentTokenTTL > 24*time.Hour {
+		bad("agent_token_ttl", "must be between 1m and 24h")
 	}
 	if c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 64<<20 {
 		bad("max_body_bytes", "must be between 1 KiB and 64 MiB")

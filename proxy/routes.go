@@ -26,6 +26,7 @@ func Routes(h *handlers.Handlers) []Route {
 		{http.MethodPost, "/v1/auth/api-keys", UserOnly, "auth.api_key.create", h.CreateAPIKey, nil},
 		{http.MethodGet, "/v1/auth/api-keys", UserOnly, "auth.api_key.list", h.ListAPIKeys, nil},
 		{http.MethodDelete, "/v1/auth/api-keys/{key_id}", UserOnly, "auth.api_key.delete", h.DeleteAPIKey, nil},
+		{http.MethodPost, "/v1/auth/agent-token", Public, "auth.agent_token", h.AgentToken, nil},
 		{http.MethodGet, "/v1/auth/settings", UserOnly, "auth.settings.read", h.GetSettings, nil},
 		{http.MethodPatch, "/v1/auth/settings", UserOnly, "auth.settings.update", h.UpdateSettings, nil},
 
@@ -34,10 +35,24 @@ func Routes(h *handlers.Handlers) []Route {
 
 		{http.MethodGet, "/v1/admin/users", AdminOnly, "admin.user.list", h.AdminListUsers, nil},
 
+		{http.MethodPost, "/v1/agents", UserOnly, "agent.create", h.CreateAgent, nil},
+		{http.MethodGet, "/v1/agents", UserOnly, "agent.list", h.ListAgents, nil},
+		{http.MethodGet, "/v1/agents/me", Any, "agent.me", h.AgentMe, nil}, // agents only: users get 403 forbidden
+		{http.MethodGet, "/v1/agents/org-directory", Any, "agent.directory", h.AgentDirectory, nil},
+		{http.MethodGet, "/v1/agents/{id}", UserOnly, "agent.read", h.GetAgent, nil},
+		{http.MethodPatch, "/v1/agents/{id}", UserOnly, "agent.update", h.UpdateAgent, nil},
+		{http.MethodPost, "/v1/agents/{id}/rotate-key", UserOnly, "agent.rotate_key", h.RotateAgentKey, nil},
+		{http.MethodDelete, "/v1/agents/{id}", UserOnly, "agent.delete", h.DeleteAgent, nil},
+
 		{http.MethodPost, "/v1/vaults", UserOnly, "vault.create", h.CreateVault, nil},
 		{http.MethodGet, "/v1/vaults", Any, "vault.list", h.ListVaults, nil},
 		{http.MethodGet, "/v1/vaults/{id}", Any, "vault.read", h.GetVault, nil},
 		{http.MethodDelete, "/v1/vaults/{id}", UserOnly, "vault.delete", h.DeleteVault, nil},
+
+		{http.MethodPost, "/v1/vaults/{vault_id}/policies", UserOnly, "policy.create", h.CreatePolicy, nil},
+		{http.MethodGet, "/v1/vaults/{vault_id}/policies", UserOnly, "policy.list", h.ListPolicies, nil},
+		{http.MethodPut, "/v1/vaults/{vault_id}/policies/{policy_id}", UserOnly, "policy.update", h.UpdatePolicy, nil},
+		{http.MethodDelete, "/v1/vaults/{vault_id}/policies/{policy_id}", UserOnly, "policy.delete", h.DeletePolicy, nil},
 
 		{http.MethodGet, "/v1/vaults/{vault_id}/secrets", Any, "secret.list", h.ListSecrets, nil},
 		{http.MethodPut, "/v1/vaults/{vault_id}/secrets/{path...}", Any, "secret.write", h.PutSecret, nil},

@@ -57,6 +57,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	go keepRevocations(bg, db, verifier.Revoked, log)
+	go keepAgentCutoffs(bg, db, verifier.Agents, log)
 	if err := startIdentity(ctx, bg, cfg, db, verifier, log); err != nil {
 		return err
 	}
@@ -69,7 +70,9 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	h := handlers.New(handlers.Deps{Store: db, Enclave: enclave, Minter: auth.NewMinter(enclave, cfg.PublicURL, cfg.TokenTTL),
+	minter := auth.NewMinter(enclave, cfg.PublicURL, cfg.TokenTTL)
+	minter.AgentTTL = cfg.AgentTokenTTL
+	h := handlers.New(handlers.Deps{Store: db, Enclave: enclave, Minter: minter,
 		Verifier: verifier, OpenAPI: openapi, Identity: cfg.identity(), Mailer: mail.NewLogSender(log.With("component", "mail"))})
 	metrics := obs.NewMetrics()
 	metrics.Gauge("ocv_enclave_attested", func() float64 {
@@ -205,6 +208,48 @@ func keepRevocations(ctx context.Context, db *store.Store, set *auth.RevocationS
 			if err := db.PurgeExpiredIdentity(ctx); err != nil {
 				log.Warn("purging refresh tokens and invitations", "err", err)
 			}
+		}
+	}
+}
+
+// keepAgentCutoffs keeps the agents' revocation cutoffs current like
+// keepRevocations: a full load at start, on every (re)connection of the
+// listener and every minute, and each replica's changes as announced.
+func keepAgentCutoffs(ctx context.Context, db *store.Store, cutoffs *auth.AgentCutoffs, log *slog.Logger) {
+	load := func() {
+		all, err := db.AgentTokenCutoffs(ctx)
+		if err != nil {
+			log.Warn("loading agent token cutoffs", "err", err)
+			return
+		}
+		cutoffs.Merge(all, time.Now().Add(-store.AgentCutoffWindow))
+	}
+	load()
+	go func() {
+		for ctx.Err() == nil {
+			err := db.Listen(ctx, store.AgentTokensChannel, load, func(payload string) {
+				if id, at, ok := store.ParseAgentCutoff(payload); ok {
+					cutoffs.Set(id, at)
+				}
+			})
+			if ctx.Err() != nil {
+				return
+			}
+			log.Warn("agent token listener stopped; reconnecting", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			load()
 		}
 	}
 }

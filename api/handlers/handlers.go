@@ -33,6 +33,8 @@ type Store interface {
 	DeleteSecret(ctx context.Context, orgID, vaultID, path string, ev *auditchain.Event) error
 	ListEvents(ctx context.Context, orgID, action string, before int64, limit int) ([]*auditchain.Event, error)
 	IdentityStore
+	AgentStore
+	PolicyStore
 }
 
 // EnclaveState is what the proxy knows of its channel to the enclave.
@@ -49,6 +51,7 @@ type Enclave interface {
 	CreateKEK(ctx context.Context, orgID, vaultID string) (uint32, error)
 	Seal(ctx context.Context, req wire.SealRequest) (wire.SealResponse, error)
 	Open(ctx context.Context, req wire.OpenRequest) ([]byte, error)
+	SealPolicySet(ctx context.Context, req wire.SealPolicySetRequest) ([]byte, error)
 	Attest(ctx context.Context, nonce []byte) ([]byte, error)
 	Health(ctx context.Context) (wire.HealthResponse, error)
 	PublicKeys(ctx context.Context) ([]wire.PublicKey, error)

@@ -13,6 +13,7 @@ import (
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/policy"
 	"github.com/opencustody/ocv/proxy/auditlog"
 )
 
@@ -101,6 +102,10 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	access, err := h.authorize(r, vaultID, path, policy.PermissionWrite)
+	if err != nil {
+		return err
+	}
 	var in secretWrite
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -126,7 +131,8 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 		store.Secret{OrgID: p.OrgID, VaultID: vaultID, Path: path, Type: *in.Type, Metadata: meta, ExpiresAt: in.ExpiresAt},
 		func(ctx context.Context, version uint32) (store.Sealed, error) {
 			resp, err := h.Enclave.Seal(ctx, wire.SealRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
-				SecretVersion: version, Plaintext: value, Token: c.Token, ClientIP: c.ClientIP})
+				SecretVersion: version, Plaintext: value, Token: c.Token, ClientIP: c.ClientIP,
+				PolicySet: access.set, PolicyMAC: access.mac})
 			if err != nil {
 				return store.Sealed{}, err
 			}
@@ -159,6 +165,10 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	access, err := h.authorize(r, vaultID, path, policy.PermissionRead)
+	if err != nil {
+		return err
+	}
 	p := principal(r)
 	sec, sealed, err := h.Store.GetSecret(r.Context(), p.OrgID, vaultID, path)
 	if errors.Is(err, store.ErrNotFound) {
@@ -176,7 +186,7 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 	}
 	plain, err := h.Enclave.Open(r.Context(), wire.OpenRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
 		SecretVersion: sec.Version, WrappedDEK: sealed.WrappedDEK, Ciphertext: sealed.Ciphertext,
-		Token: c.Token, ClientIP: c.ClientIP})
+		Token: c.Token, ClientIP: c.ClientIP, PolicySet: access.set, PolicyMAC: access.mac})
 	if err != nil {
 		return err
 	}
@@ -208,7 +218,16 @@ func (h *Handlers) ListSecrets(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return err
 	}
-	secs, err := h.Store.ListSecrets(r.Context(), p.OrgID, vaultID, prefix, cursor, limit+1)
+	// Members and agents see only the paths they may read, and no vault
+	// where they hold no allow policy.
+	access, err := h.access(r, vaultID)
+	if err != nil {
+		return err
+	}
+	if !access.holdsAllow() {
+		return problem.NotFound("vault")
+	}
+	secs, err := h.visibleSecrets(r, access, vaultID, prefix, cursor, limit)
 	if err != nil {
 		return err
 	}
@@ -219,6 +238,9 @@ func (h *Handlers) ListSecrets(w http.ResponseWriter, r *http.Request) error {
 func (h *Handlers) DeleteSecret(w http.ResponseWriter, r *http.Request) error {
 	vaultID, path, err := secretTarget(r)
 	if err != nil {
+		return err
+	}
+	if _, err := h.authorize(r, vaultID, path, policy.PermissionWrite); err != nil {
 		return err
 	}
 	entry := auditlog.FromContext(r.Context())

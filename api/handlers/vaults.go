@@ -96,7 +96,13 @@ func (h *Handlers) ListVaults(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principal(r)
 	auditlog.FromContext(r.Context()).SetResource("vaults")
-	vs, err := h.Store.ListVaults(r.Context(), p.OrgID, cursor, limit+1)
+	var vs []store.Vault
+	if bypasses(p) {
+		vs, err = h.Store.ListVaults(r.Context(), p.OrgID, cursor, limit+1)
+	} else {
+		// Members and agents see the vaults where they hold an allow policy.
+		vs, err = h.Store.ListVaultsFor(r.Context(), p.OrgID, p.Type, p.ID, cursor, limit+1)
+	}
 	if err != nil {
 		return err
 	}
@@ -116,6 +122,14 @@ func (h *Handlers) GetVault(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err != nil {
 		return err
+	}
+	// Members and agents see only vaults where they hold an allow policy.
+	access, err := h.access(r, id)
+	if err != nil {
+		return err
+	}
+	if !access.holdsAllow() {
+		return problem.NotFound("vault")
 	}
 	return writeJSON(w, http.StatusOK, toVault(v))
 }

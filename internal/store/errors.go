@@ -11,3 +11,11 @@ var (
 	// ErrReused: a spent single-use token was presented again.
 	ErrReused = errors.New("token already used")
 )
+
+// Sentinels of the policy store.
+var (
+	// ErrUnknownPrincipal: a policy names no member or active agent of the organization.
+	ErrUnknownPrincipal = errors.New("unknown policy principal")
+	// ErrLimit: a per-resource cap is reached.
+	ErrLimit = errors.New("limit reached")
+)

@@ -38,6 +38,17 @@ type Claims struct {
 	Role      string `json:"role,omitempty"`
 	// PlatformRole is "admin" or "super_admin" for platform administrators.
 	PlatformRole string `json:"platform_role,omitempty"`
+
+	// Agent tokens only (see AgentClaims).
+	Scopes                  *[]string `json:"scopes,omitempty"`
+	Environment             string    `json:"environment,omitempty"`
+	IntentsAPIEnabled       *bool     `json:"intents_api_enabled,omitempty"`
+	ExecutionIntentsEnabled *bool     `json:"execution_intents_enabled,omitempty"`
+	IntentsRequireTEE       bool      `json:"intents_require_tee,omitempty"`
+	ExecutionRequireTEE     bool      `json:"execution_require_tee,omitempty"`
+	// IssuedAtMs is the issue time in Unix milliseconds, compared with the
+	// agent's revocation cutoff (iat has only second precision).
+	IssuedAtMs int64 `json:"iat_ms,omitempty"`
 }
 
 // Principal is an authenticated caller.
@@ -54,6 +65,26 @@ type Principal struct {
 	// bearer value (TokenID is then empty; ExpiresAt is the key's, zero when
 	// it never expires).
 	APIKeyID string
+	// IssuedAt is when the token was minted (millisecond precision for
+	// agent tokens).
+	IssuedAt time.Time
+	// Agent is set for agent principals.
+	Agent *AgentClaims
+}
+
+// AgentClaims are the claims only agent tokens carry.
+type AgentClaims struct {
+	// Scopes are the path patterns the agent may reach; never nil ([]: none).
+	Scopes                  []string
+	Environment             string // "" when none
+	IntentsAPIEnabled       bool
+	ExecutionIntentsEnabled bool
+	IntentsRequireTEE       bool
+	ExecutionRequireTEE     bool
+	// NotBefore is the agent's revocation cutoff when the token is minted:
+	// the token's issue time is at least it, so a token minted right after
+	// a revocation is not refused by it.
+	NotBefore time.Time
 }
 
 // Signer mints a JWT from claims inside the enclave.
@@ -61,30 +92,35 @@ type Signer interface {
 	SignJWT(ctx context.Context, claims []byte) (string, error)
 }
 
+// DefaultAgentTTL is the lifetime of agent tokens.
+const DefaultAgentTTL = 2 * time.Hour
+
 // Minter issues access tokens.
 type Minter struct {
 	signer Signer
 	issuer string
 	ttl    time.Duration
-	now    func() time.Time
+	// AgentTTL is the lifetime of agent tokens (DefaultAgentTTL).
+	AgentTTL time.Duration
+	now      func() time.Time
 }
 
-// NewMinter returns a Minter for tokens from issuer that live ttl.
+// NewMinter returns a Minter for tokens from issuer: human tokens live ttl,
+// agent tokens AgentTTL.
 func NewMinter(s Signer, issuer string, ttl time.Duration) *Minter {
-	return &Minter{signer: s, issuer: issuer, ttl: ttl, now: time.Now}
+	return &Minter{signer: s, issuer: issuer, ttl: ttl, AgentTTL: DefaultAgentTTL, now: time.Now}
 }
 
-// Mint returns a signed access token for p and its lifetime.
+// Mint returns a signed access token for p and its lifetime. An agent
+// principal (p.Type agent) needs p.Agent.
 func (m *Minter) Mint(ctx context.Context, p Principal) (string, time.Duration, error) {
-	now := m.now()
 	jti := make([]byte, 16)
 	if _, err := rand.Read(jti); err != nil {
 		return "", 0, fmt.Errorf("reading token id: %w", err)
 	}
-	c := Claims{
-		Issuer: m.issuer, Subject: p.ID, Audience: Audience, IssuedAt: now.Unix(),
-		ExpiresAt: now.Add(m.ttl).Unix(), ID: hex.EncodeToString(jti), OrgID: p.OrgID, Type: p.Type, Role: p.Role,
-		PlatformRole: p.PlatformRole,
+	c, ttl, err := m.claims(p, m.now(), hex.EncodeToString(jti))
+	if err != nil {
+		return "", 0, err
 	}
 	body, err := json.Marshal(c)
 	if err != nil {
@@ -94,5 +130,40 @@ func (m *Minter) Mint(ctx context.Context, p Principal) (string, time.Duration, 
 	if err != nil {
 		return "", 0, fmt.Errorf("signing token: %w", err)
 	}
-	return tok, m.ttl, nil
+	return tok, ttl, nil
+}
+
+// errNoAgentClaims is a programmer error: an agent token without its claims.
+var errNoAgentClaims = errors.New("minting agent token: agent claims missing")
+
+// claims builds the claims of p's token issued at now.
+func (m *Minter) claims(p Principal, now time.Time, jti string) (Claims, time.Duration, error) {
+	c := Claims{
+		Issuer: m.issuer, Subject: p.ID, Audience: Audience, ID: jti, OrgID: p.OrgID, Type: p.Type,
+	}
+	ttl := m.ttl
+	if p.Type != PrincipalAgent {
+		c.Role, c.PlatformRole = p.Role, p.PlatformRole
+		c.IssuedAt, c.ExpiresAt = now.Unix(), now.Add(ttl).Unix()
+		return c, ttl, nil
+	}
+	a := p.Agent
+	if a == nil {
+		return Claims{}, 0, errNoAgentClaims
+	}
+	ttl = m.AgentTTL
+	if now.Before(a.NotBefore) {
+		now = a.NotBefore
+	}
+	ms := now.UnixMilli()
+	if time.UnixMilli(ms).Before(now) {
+		ms++ // round up: the stamp is never before the cutoff
+	}
+	scopes := append([]string{}, a.Scopes...)
+	intents, execution := a.IntentsAPIEnabled, a.ExecutionIntentsEnabled
+	c.IssuedAt, c.IssuedAtMs, c.ExpiresAt = now.Unix(), ms, now.Add(ttl).Unix()
+	c.Scopes, c.Environment = &scopes, a.Environment
+	c.IntentsAPIEnabled, c.ExecutionIntentsEnabled = &intents, &execution
+	c.IntentsRequireTEE, c.ExecutionRequireTEE = a.IntentsRequireTEE, a.ExecutionRequireTEE
+	return c, ttl, nil
 }

@@ -50,13 +50,16 @@ type Verifier struct {
 	Revoked  *RevocationSet
 	// APIKeys authenticates personal API keys; nil refuses them.
 	APIKeys *APIKeyVerifier
+	// Agents holds the agents' revocation cutoffs.
+	Agents *AgentCutoffs
 }
 
 // NewVerifier accepts tokens from any of issuers (the current one first; the
 // legacy ones are accepted, never minted).
 func NewVerifier(keys KeySource, revoked RevocationChecker, issuers ...string) *Verifier {
 	v := &Verifier{keys: keys, revoked: revoked, issuers: map[string]bool{}, now: time.Now,
-		pub: map[string]*ecdsa.PublicKey{}, verified: map[string]Principal{}, Revoked: NewRevocationSet()}
+		pub: map[string]*ecdsa.PublicKey{}, verified: map[string]Principal{}, Revoked: NewRevocationSet(),
+		Agents: NewAgentCutoffs()}
 	for _, iss := range issuers {
 		v.issuers[iss] = true
 	}
@@ -76,7 +79,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	p, ok := v.verified[token]
 	v.cacheMu.RUnlock()
 	if ok {
-		if !v.now().Before(p.ExpiresAt) || v.Revoked.Has(p.TokenID) {
+		if !v.now().Before(p.ExpiresAt) || v.Revoked.Has(p.TokenID) || v.agentRevoked(p) {
 			return Principal{}, ErrInvalidToken
 		}
 		return p, nil
@@ -84,6 +87,9 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	p, err := v.verify(ctx, token)
 	if err != nil {
 		return Principal{}, err
+	}
+	if v.agentRevoked(p) {
+		return Principal{}, ErrInvalidToken
 	}
 	revoked, err := v.revoked.IsTokenRevoked(ctx, p.TokenID)
 	if err != nil {
@@ -142,8 +148,39 @@ func (v *Verifier) verify(ctx context.Context, token string) (Principal, error) 
 		now >= c.ExpiresAt, c.IssuedAt > now+60:
 		return Principal{}, ErrInvalidToken
 	}
-	return Principal{Type: c.Type, ID: c.Subject, OrgID: c.OrgID, Role: c.Role, PlatformRole: c.PlatformRole, TokenID: c.ID,
-		ExpiresAt: time.Unix(c.ExpiresAt, 0)}, nil
+	return principalOf(c), nil
+}
+
+// principalOf turns verified claims into the caller.
+func principalOf(c Claims) Principal {
+	p := Principal{Type: c.Type, ID: c.Subject, OrgID: c.OrgID, TokenID: c.ID, ExpiresAt: time.Unix(c.ExpiresAt, 0),
+		IssuedAt: time.Unix(c.IssuedAt, 0)}
+	if c.Type != PrincipalAgent {
+		p.Role, p.PlatformRole = c.Role, c.PlatformRole
+		return p
+	}
+	if c.IssuedAtMs != 0 {
+		p.IssuedAt = time.UnixMilli(c.IssuedAtMs)
+	}
+	a := &AgentClaims{Scopes: []string{}, Environment: c.Environment, IntentsRequireTEE: c.IntentsRequireTEE,
+		ExecutionRequireTEE: c.ExecutionRequireTEE}
+	if c.Scopes != nil {
+		a.Scopes = *c.Scopes
+	}
+	if c.IntentsAPIEnabled != nil {
+		a.IntentsAPIEnabled = *c.IntentsAPIEnabled
+	}
+	if c.ExecutionIntentsEnabled != nil {
+		a.ExecutionIntentsEnabled = *c.ExecutionIntentsEnabled
+	}
+	p.Agent = a
+	return p
+}
+
+// agentRevoked reports whether p is an agent whose tokens issued at its
+// token's time were revoked.
+func (v *Verifier) agentRevoked(p Principal) bool {
+	return p.Type == PrincipalAgent && v.Agents != nil && v.Agents.Refuses(p.ID, p.IssuedAt)
 }
 
 func decodeSegment(seg string, v any) error {

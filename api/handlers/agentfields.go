@@ -1,0 +1,252 @@
+package handlers
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/policy"
+)
+
+// fieldKind is the JSON type a guardrail field must have.
+type fieldKind int
+
+const (
+	kindBool fieldKind = iota
+	kindString
+	kindObject
+	kindArray
+	kindStrings
+	kindInteger
+	kindNumberOrString
+)
+
+// GuardrailFields are the agent guardrail fields of the spec's Agent table
+// with their JSON types. They are stored as given (a JSON object) and
+// returned; only their types are checked for now.
+var GuardrailFields = map[string]fieldKind{
+	"execution_intents_enabled": kindBool, "execution_guardrails": kindObject, "system_prompt": kindString,
+	"shroud_enabled": kindBool, "memory_enabled": kindBool, "message_signing_enabled": kindBool,
+	"raw_signing_enabled": kindBool, "eip712_default_policy": kindString, "eip712_domain_allowlist": kindArray,
+	"signing_chains": kindStrings, "tx_allowed_chains": kindArray, "tx_to_allowlist": kindArray,
+	"tx_max_value_eth": kindNumberOrString, "tx_daily_limit_eth": kindNumberOrString, "tx_max_per_day": kindInteger,
+	"tx_overhead_budget": kindObject, "solana_ata_allowlist": kindStrings, "tx_token_allowlist": kindStrings,
+	"tx_known_tokens_only": kindBool, "xrpl_allowed_tx_types": kindStrings, "per_chain_guardrails": kindObject,
+	"intents_require_tee": kindBool, "execution_require_tee": kindBool, "cards_enabled": kindBool,
+	"card_max_order_usd": kindNumberOrString, "card_daily_limit_usd": kindNumberOrString, "card_payto_allowlist": kindArray,
+	"card_reveal_enabled": kindBool, "card_require_approval": kindBool, "delegation_enabled": kindBool,
+	"action_approval_policy": kindObject, "pay_require_passkey": kindBool,
+}
+
+// guardrailDefaults are returned for boolean guardrails never set.
+var guardrailDefaults = map[string]any{
+	"execution_intents_enabled": false, "raw_signing_enabled": false, "intents_require_tee": false,
+	"execution_require_tee": false, "card_require_approval": true, "delegation_enabled": false, "pay_require_passkey": true,
+}
+
+const (
+	maxAgentName      = 255
+	maxEnvironment    = 64
+	maxScopes         = 256
+	maxGuardrailBytes = 64 << 10
+)
+
+// agentInput is a parsed create or patch body. A nil pointer is an absent
+// field; clear* say the field was null.
+type agentInput struct {
+	Name, Description             *string
+	IntentsAPIEnabled, SkipPolicy *bool
+	APIKeyExpiresAt               *time.Time
+	Environment                   *string
+	ClearEnvironment              bool
+	Scopes                        []string
+	SetScopes                     bool // scopes present (nil Scopes: null, derived again)
+	Guardrails                    map[string]json.RawMessage
+}
+
+func badField(name, why string) error {
+	return problem.BadRequest(problem.TypeInvalidRequest, name+" "+why)
+}
+
+// parseAgentInput reads body fields one by one; unknown fields, and on a
+// patch the create-only ones, are 400.
+func parseAgentInput(body map[string]json.RawMessage, create bool) (agentInput, error) {
+	var in agentInput
+	in.Guardrails = map[string]json.RawMessage{}
+	for k, raw := range body {
+		null := string(raw) == "null"
+		var err error
+		switch k {
+		case "name":
+			in.Name, err = textField(k, raw, maxAgentName, true)
+		case "description":
+			in.Description, err = textField(k, raw, maxDescriptionChars, false)
+		case "intents_api_enabled":
+			in.IntentsAPIEnabled, err = boolField(k, raw)
+		case "skip_default_policy", "api_key_expires_at":
+			if !create {
+				return in, badField(k, "can be set only at registration (rotate-key sets a new key expiry)")
+			}
+			if k == "skip_default_policy" {
+				in.SkipPolicy, err = boolField(k, raw)
+			} else if !null {
+				var t time.Time
+				if json.Unmarshal(raw, &t) != nil || !t.After(time.Now()) {
+					return in, badField(k, "must be a future RFC 3339 timestamp")
+				}
+				in.APIKeyExpiresAt = &t
+			}
+		case "environment":
+			if null {
+				in.ClearEnvironment = true
+				continue
+			}
+			in.Environment, err = textField(k, raw, maxEnvironment, true)
+		case "scopes":
+			in.SetScopes = true
+			if !null {
+				in.Scopes, err = scopesField(raw)
+			}
+		default:
+			kind, ok := GuardrailFields[k]
+			if !ok {
+				return in, badField("field "+k, "is unknown")
+			}
+			if !null && !kindMatches(kind, raw) {
+				return in, badField(k, "has the wrong JSON type")
+			}
+			in.Guardrails[k] = raw
+		}
+		if err != nil {
+			return in, err
+		}
+	}
+	if create && in.Name == nil {
+		return in, badField("name", "is required")
+	}
+	return in, nil
+}
+
+func textField(name string, raw json.RawMessage, max int, required bool) (*string, error) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return nil, badField(name, "must be a string")
+	}
+	s = strings.TrimSpace(s)
+	n := utf8.RuneCountInString(s)
+	if (required && n < 1) || n > max || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		if required {
+			return nil, badField(name, "must be 1 to "+itoa(max)+" characters after trimming, without control characters")
+		}
+		return nil, badField(name, "must be at most "+itoa(max)+" characters, without control characters")
+	}
+	return &s, nil
+}
+
+func boolField(name string, raw json.RawMessage) (*bool, error) {
+	var b bool
+	if json.Unmarshal(raw, &b) != nil {
+		return nil, badField(name, "must be a boolean")
+	}
+	return &b, nil
+}
+
+func scopesField(raw json.RawMessage) ([]string, error) {
+	var ss []string
+	if json.Unmarshal(raw, &ss) != nil || len(ss) > maxScopes {
+		return nil, badField("scopes", "must be an array of at most 256 path patterns, or null")
+	}
+	for _, s := range ss {
+		if policy.ValidatePattern(s) != nil || checkText(s) != nil {
+			return nil, badField("scopes", "holds an invalid path pattern")
+		}
+	}
+	if ss == nil {
+		ss = []string{}
+	}
+	return ss, nil
+}
+
+func kindMatches(kind fieldKind, raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	switch kind {
+	case kindBool:
+		_, ok := v.(bool)
+		return ok
+	case kindString:
+		_, ok := v.(string)
+		return ok
+	case kindObject:
+		_, ok := v.(map[string]any)
+		return ok
+	case kindArray:
+		_, ok := v.([]any)
+		return ok
+	case kindStrings:
+		xs, ok := v.([]any)
+		for _, x := range xs {
+			if _, isStr := x.(string); !isStr {
+				return false
+			}
+		}
+		return ok
+	case kindInteger:
+		f, ok := v.(float64)
+		return ok && f >= 0 && f == math.Trunc(f) && f <= 1<<53
+	case kindNumberOrString:
+		switch v.(type) {
+		case float64, string:
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// mergeGuardrails applies set (null removes a field) to the stored object.
+func mergeGuardrails(stored []byte, set map[string]json.RawMessage) ([]byte, error) {
+	m := map[string]json.RawMessage{}
+	if len(stored) > 0 {
+		if err := json.Unmarshal(stored, &m); err != nil {
+			return nil, err
+		}
+	}
+	for k, v := range set {
+		if string(v) == "null" {
+			delete(m, k)
+			continue
+		}
+		m[k] = v
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > maxGuardrailBytes {
+		return nil, problem.BadRequest(problem.TypeInvalidRequest, "the guardrail fields are larger than 64 KiB")
+	}
+	return out, nil
+}
+
+// guardrailBool reads a boolean guardrail (its default when unset).
+func guardrailBool(stored []byte, name string) bool {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(stored, &m)
+	var b bool
+	if raw, ok := m[name]; ok && json.Unmarshal(raw, &b) == nil {
+		return b
+	}
+	d, _ := guardrailDefaults[name].(bool)
+	return d
+}

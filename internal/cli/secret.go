@@ -1,0 +1,295 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// maxValueBytes is the API's value limit (api/openapi.yaml).
+const maxValueBytes = 512 << 10
+
+// secretInfo is a secret as the API answers it.
+type secretInfo struct {
+	ID        string            `json:"id"`
+	VaultID   string            `json:"vault_id"`
+	Path      string            `json:"path"`
+	Type      string            `json:"type"`
+	Value     *string           `json:"value"`
+	Metadata  map[string]string `json:"metadata"`
+	Version   uint32            `json:"version"`
+	ExpiresAt *string           `json:"expires_at"`
+	CreatedAt string            `json:"created_at"`
+	UpdatedAt string            `json:"updated_at"`
+}
+
+// secretURL is the URL path of a secret, each segment percent-encoded.
+func secretURL(vaultID, path string) (string, error) {
+	esc, err := escapePath(path)
+	if err != nil {
+		return "", err
+	}
+	return "/v1/vaults/" + url.PathEscape(vaultID) + "/secrets/" + esc, nil
+}
+
+// secretTarget parses --vault and PATH and resolves them to a URL path.
+func secretTarget(ctx context.Context, e *cmdEnv, vault, path string) (*client, string, error) {
+	if vault == "" {
+		return nil, "", fmt.Errorf("%w: --vault is required", ErrUsage)
+	}
+	if _, err := escapePath(path); err != nil {
+		return nil, "", err
+	}
+	c, err := e.client()
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := resolveVault(ctx, c, vault)
+	if err != nil {
+		return nil, "", err
+	}
+	u, err := secretURL(id, path)
+	return c, u, err
+}
+
+func secretPut(ctx context.Context, e *cmdEnv, args []string) error {
+	fs := e.flags("ocv secret put", "ocv secret put --vault V PATH (--value-stdin | --value-file F | --value V) [--type T] [--metadata k=v ...] [--expires-at RFC3339]")
+	vault := fs.String("vault", "", "vault id or name")
+	typ := fs.String("type", "generic", "api_key, password, private_key, ssh_key, payment_card, gift_card, certificate, token or generic")
+	fromStdin := fs.Bool("value-stdin", false, "read the value from stdin (one trailing newline is dropped)")
+	fromFile := fs.String("value-file", "", "read the value from this file, byte for byte")
+	literal := fs.String("value", "", "the value itself (discouraged: it stays in your shell history and process list)")
+	meta := kvFlag{}
+	fs.Var(meta, "metadata", "key=value metadata (repeatable)")
+	expires := fs.String("expires-at", "", "RFC 3339 time after which the secret can no longer be read")
+	pos, err := positional(fs, args, "PATH")
+	if err != nil {
+		return err
+	}
+	valueSet := false
+	fs.Visit(func(f *flag.Flag) { valueSet = valueSet || f.Name == "value" })
+	value, err := readValue(e, *fromStdin, *fromFile, *literal, valueSet)
+	if err != nil {
+		return err
+	}
+	in := map[string]any{"type": *typ, "value": value, "metadata": map[string]string(meta)}
+	if *expires != "" {
+		t, err := time.Parse(time.RFC3339, *expires)
+		if err != nil {
+			return fmt.Errorf("%w: --expires-at must be an RFC 3339 time like 2030-01-02T15:04:05Z", ErrUsage)
+		}
+		in["expires_at"] = t.Format(time.RFC3339Nano)
+	}
+	c, u, err := secretTarget(ctx, e, *vault, pos[0])
+	if err != nil {
+		return err
+	}
+	body, err := c.call(ctx, http.MethodPut, u, nil, in)
+	if err != nil {
+		return err
+	}
+	if e.g.json {
+		return rawJSON(e.stdout, body)
+	}
+	var s secretInfo
+	if err := json.Unmarshal(body, &s); err != nil {
+		return fmt.Errorf("decoding secret: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "Stored %s version %d\n", clean(s.Path), s.Version)
+	return nil
+}
+
+// readValue takes the value from exactly one source.
+func readValue(e *cmdEnv, fromStdin bool, file, literal string, literalSet bool) (string, error) {
+	n := 0
+	for _, set := range []bool{fromStdin, file != "", literalSet} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return "", fmt.Errorf("%w: give exactly one of --value-stdin, --value-file, --value", ErrUsage)
+	}
+	var b []byte
+	var err error
+	switch {
+	case fromStdin:
+		b, err = io.ReadAll(io.LimitReader(e.stdin, maxValueBytes+3))
+		if err != nil {
+			return "", fmt.Errorf("reading the value from stdin: %w", err)
+		}
+		s := strings.TrimSuffix(string(b), "\n")
+		b = []byte(strings.TrimSuffix(s, "\r"))
+	case file != "":
+		if b, err = os.ReadFile(file); err != nil {
+			return "", fmt.Errorf("reading the value file: %w", err)
+		}
+	default:
+		fmt.Fprintln(e.stderr, "ocv: warning: --value leaks the secret into shell history and the process list; prefer --value-stdin or --value-file")
+		b = []byte(literal)
+	}
+	if len(b) > maxValueBytes {
+		return "", fmt.Errorf("%w: the value is larger than %d bytes", ErrUsage, maxValueBytes)
+	}
+	// JSON would silently replace invalid UTF-8: refuse rather than corrupt.
+	if !utf8.Valid(b) {
+		return "", fmt.Errorf("%w: the value is not UTF-8 text (base64-encode binary values)", ErrUsage)
+	}
+	return string(b), nil
+}
+
+func secretGet(ctx context.Context, e *cmdEnv, args []string) error {
+	fs := e.flags("ocv secret get", "ocv secret get --vault V PATH [--field NAME] [--reveal]")
+	vault := fs.String("vault", "", "vault id or name")
+	field := fs.String("field", "", "print only this field (e.g. value, version, type) with no decoration")
+	reveal := fs.Bool("reveal", false, "show the value in the table")
+	pos, err := positional(fs, args, "PATH")
+	if err != nil {
+		return err
+	}
+	c, u, err := secretTarget(ctx, e, *vault, pos[0])
+	if err != nil {
+		return err
+	}
+	body, err := c.call(ctx, http.MethodGet, u, nil, nil)
+	if err != nil {
+		return err
+	}
+	if e.g.json && *field == "" {
+		return rawJSON(e.stdout, body)
+	}
+	if *field != "" {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(body, &m); err != nil {
+			return fmt.Errorf("decoding secret: %w", err)
+		}
+		raw, ok := m[*field]
+		if !ok {
+			return fmt.Errorf("%w: the secret has no field %q", ErrUsage, *field)
+		}
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			s = string(raw)
+		}
+		// The value goes out exactly; a newline is added only for a terminal.
+		if _, err := io.WriteString(e.stdout, s); err != nil {
+			return fmt.Errorf("writing output: %w", err)
+		}
+		if f, ok := e.stdout.(*os.File); ok && isTerminal(f) {
+			fmt.Fprintln(e.stdout)
+		}
+		return nil
+	}
+	var s secretInfo
+	if err := json.Unmarshal(body, &s); err != nil {
+		return fmt.Errorf("decoding secret: %w", err)
+	}
+	kv := [][2]string{{"path", s.Path}, {"type", s.Type}, {"version", fmt.Sprint(s.Version)},
+		{"expires_at", orDash(s.ExpiresAt)}, {"updated_at", s.UpdatedAt}, {"id", s.ID}}
+	keys := make([]string, 0, len(s.Metadata))
+	for k := range s.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		kv = append(kv, [2]string{"metadata." + k, s.Metadata[k]})
+	}
+	if *reveal && s.Value != nil {
+		kv = append(kv, [2]string{"value", *s.Value})
+	} else {
+		kv = append(kv, [2]string{"value", "(hidden: --reveal or --field value)"})
+	}
+	return fields(e.stdout, kv)
+}
+
+func secretList(ctx context.Context, e *cmdEnv, args []string) error {
+	fs := e.flags("ocv secret list", "ocv secret list --vault V [--prefix P]")
+	vault := fs.String("vault", "", "vault id or name")
+	prefix := fs.String("prefix", "", "only paths that start with this string")
+	if _, err := positional(fs, args); err != nil {
+		return err
+	}
+	if *vault == "" {
+		return fmt.Errorf("%w: --vault is required", ErrUsage)
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	id, err := resolveVault(ctx, c, *vault)
+	if err != nil {
+		return err
+	}
+	items, err := listSecrets(ctx, c, id, *prefix)
+	if err != nil {
+		return err
+	}
+	if e.g.json {
+		raws := make([]json.RawMessage, len(items))
+		for i, s := range items {
+			raws[i] = s.raw
+		}
+		return listJSON(e, raws)
+	}
+	rows := make([][]string, 0, len(items))
+	for _, s := range items {
+		rows = append(rows, []string{s.Path, s.Type, fmt.Sprint(s.Version), s.UpdatedAt, orDash(s.ExpiresAt)})
+	}
+	return table(e.stdout, []string{"PATH", "TYPE", "VERSION", "UPDATED", "EXPIRES"}, rows)
+}
+
+// listedSecret is a list item with its raw JSON.
+type listedSecret struct {
+	secretInfo
+	raw json.RawMessage
+}
+
+// listSecrets returns every secret under prefix (all pages).
+func listSecrets(ctx context.Context, c *client, vaultID, prefix string) ([]listedSecret, error) {
+	q := url.Values{}
+	if prefix != "" {
+		q.Set("prefix", prefix)
+	}
+	items, err := listAll(ctx, c, "/v1/vaults/"+url.PathEscape(vaultID)+"/secrets", q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]listedSecret, len(items))
+	for i, raw := range items {
+		out[i].raw = raw
+		if err := json.Unmarshal(raw, &out[i].secretInfo); err != nil {
+			return nil, fmt.Errorf("decoding secret: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func secretDelete(ctx context.Context, e *cmdEnv, args []string) error {
+	fs := e.flags("ocv secret delete", "ocv secret delete --vault V PATH")
+	vault := fs.String("vault", "", "vault id or name")
+	pos, err := positional(fs, args, "PATH")
+	if err != nil {
+		return err
+	}
+	c, u, err := secretTarget(ctx, e, *vault, pos[0])
+	if err != nil {
+		return err
+	}
+	if _, err := c.call(ctx, http.MethodDelete, u, nil, nil); err != nil {
+		return err
+	}
+	if e.g.json {
+		return rawJSON(e.stdout, []byte(`{"deleted":true}`))
+	}
+	fmt.Fprintf(e.stdout, "Deleted %s\n", clean(pos[0]))
+	return nil
+}
