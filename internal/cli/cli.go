@@ -50,6 +50,10 @@ Policies (owners and admins):
   ocv policy update --vault V ID ...           replace the policy (same flags as create)
   ocv policy delete --vault V ID
 
+Tool server for AI agents (see docs/mcp.md):
+  ocv mcp [--agent-id ID] [--agent-key-file F] [--vault ID] [--reveal-values=false] [--http ADDR]
+                                               MCP over stdio (default) or streamable HTTP; key from $OCV_AGENT_KEY
+
 Offline verification:
   ocv audit verify   walk every audit chain and name the first broken link
   ocv attest verify  verify an enclave attestation document offline
@@ -122,6 +126,7 @@ var commands = map[string]command{
 	"policy list":      policyList,
 	"policy update":    policyUpdate,
 	"policy delete":    policyDelete,
+	"mcp":              mcpServe,
 	"audit verify": func(ctx context.Context, e *cmdEnv, args []string) error {
 		return auditVerify(ctx, args, e.stdout, e.stderr)
 	},
