@@ -101,8 +101,8 @@ func TestForgedTokensAreRefused(t *testing.T) {
 	hs256 := hs + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 
 	tests := map[string]string{
-		"alg none":         seg(map[string]any{"alg": "none", "typ": "JWT"}) + "." + seg(stolen) + ".",
-		"alg none, no sig": seg(map[string]any{"alg": "none"}) + "." + seg(stolen),
+		"alg none":                  seg(map[string]any{"alg": "none", "typ": "JWT"}) + "." + seg(stolen) + ".",
+		"alg none, no sig":          seg(map[string]any{"alg": "none"}) + "." + seg(stolen),
 		"HS256 with the public key": hs256,
 		// The original signature over edited claims.
 		"tampered payload":   parts[0] + "." + seg(stolen) + "." + parts[2],
