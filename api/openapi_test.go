@@ -56,6 +56,11 @@ var implementedRoutes = []implementedRoute{
 	{"PATCH", "/v1/auth/settings", "UserOnly"},
 	{"GET", "/v1/org/members", "UserOnly"},
 	{"POST", "/v1/org/invite", "UserOnly"},
+	{"PATCH", "/v1/org/members/{user_id}", "UserOnly"},
+	{"DELETE", "/v1/org/members/{user_id}", "UserOnly"},
+	{"GET", "/v1/security/ip-rules", "UserOnly"},
+	{"POST", "/v1/security/ip-rules", "UserOnly"},
+	{"DELETE", "/v1/security/ip-rules/{rule_id}", "UserOnly"},
 	{"GET", "/v1/admin/users", "AdminOnly"},
 	{"POST", "/v1/auth/agent-token", "Public"},
 	{"POST", "/v1/agents", "UserOnly"},
@@ -70,6 +75,19 @@ var implementedRoutes = []implementedRoute{
 	{"GET", "/v1/vaults/{vault_id}/policies", "UserOnly"},
 	{"PUT", "/v1/vaults/{vault_id}/policies/{policy_id}", "UserOnly"},
 	{"DELETE", "/v1/vaults/{vault_id}/policies/{policy_id}", "UserOnly"},
+	{"POST", "/v1/secrets/{secret_id}/share", "Any"},
+	{"GET", "/v1/shares/outbound", "Any"},
+	{"GET", "/v1/shares/inbound", "Any"},
+	{"POST", "/v1/shares/{id}/accept", "Any"},
+	{"POST", "/v1/shares/{id}/decline", "Any"},
+	{"GET", "/v1/share/{id}", "Public"},
+	{"DELETE", "/v1/share/{id}", "Any"},
+	{"POST", "/v1/webhooks", "UserOnly"},
+	{"GET", "/v1/webhooks", "UserOnly"},
+	{"GET", "/v1/webhooks/{id}", "UserOnly"},
+	{"PATCH", "/v1/webhooks/{id}", "UserOnly"},
+	{"DELETE", "/v1/webhooks/{id}", "UserOnly"},
+	{"GET", "/v1/vaults/{id}/env-vars/resolve", "Any"},
 }
 
 // openAPIPath turns a route pattern into its OpenAPI path template: a
@@ -173,7 +191,7 @@ func routeKey(r implementedRoute) string { return r.Method + " " + r.Pattern }
 
 func TestRoutesMatchProxyRouteTable(t *testing.T) {
 	parsed := parseRoutesFile(t)
-	require.Len(t, implementedRoutes, 42)
+	require.Len(t, implementedRoutes, 60)
 	require.ElementsMatch(t, implementedRoutes, parsed, "proxy/routes.go changed: update openapi.yaml and implementedRoutes")
 
 	doc := loadDoc(t, YAML())
@@ -225,7 +243,8 @@ func TestOperationsDocumentAccessLevel(t *testing.T) {
 			default:
 				// Any: no role check, except the agents-only profile and policy decisions.
 				if forbidden != nil {
-					require.Contains(t, []string{"#/components/responses/AgentsOnly", "#/components/responses/PolicyDenied"}, forbidden.Ref)
+					require.Contains(t, []string{"#/components/responses/AgentsOnly", "#/components/responses/PolicyDenied",
+						"#/components/responses/PolicyDeniedOrForbidden"}, forbidden.Ref)
 				}
 			}
 		})
@@ -391,6 +410,7 @@ func TestSchemasMatchHandlerStructs(t *testing.T) {
 		"Message": "messageResponse", "APIKeyCreate": "apiKeyRequest", "APIKey": "apiKeyInfo",
 		"APIKeyCreated": "apiKeyCreated", "UserSettings": "settingsResponse", "UserSettingsPatch": "settingsPatch",
 		"AdminUser": "adminUser", "OrgMember": "member", "InviteRequest": "inviteRequest", "Invite": "inviteResponse",
+		"MemberRoleUpdate": "memberPatch", "IPRuleCreate": "ipRuleRequest", "IPRule": "ipRuleResponse",
 		"PolicyWrite": "policyRequest", "Policy": "policyResponse", "PolicyConditions": "policyConditions",
 		"AgentTokenRequest": "agentTokenRequest", "AgentRotateKey": "rotateKeyRequest", "AgentDirectoryEntry": "directoryEntry",
 	}

@@ -59,6 +59,27 @@ type Config struct {
 	// super_admin. The password is used only to create the user.
 	BootstrapAdminEmail    string `yaml:"bootstrap_admin_email"`    // OCV_BOOTSTRAP_ADMIN_EMAIL
 	BootstrapAdminPassword string `yaml:"bootstrap_admin_password"` // OCV_BOOTSTRAP_ADMIN_PASSWORD (secret)
+
+	// TrustedProxies are the CIDRs of reverse proxies in front of OCV:
+	// X-Forwarded-For is believed only from a direct peer in one of them.
+	// Empty (the default): the header is ignored.
+	TrustedProxies []string `yaml:"trusted_proxies"` // OCV_TRUSTED_PROXIES (comma-separated)
+
+	// SMTP delivers mail when SMTPAddr is set; otherwise dev TLS mode writes
+	// .eml files under DataDir/mail and other modes only log.
+	SMTPAddr         string `yaml:"smtp_addr"`          // OCV_SMTP_ADDR, host:port
+	SMTPUsername     string `yaml:"smtp_username"`      // OCV_SMTP_USERNAME
+	SMTPPasswordFile string `yaml:"smtp_password_file"` // OCV_SMTP_PASSWORD_FILE (the password itself is never in the config)
+	SMTPFrom         string `yaml:"smtp_from"`          // OCV_SMTP_FROM
+	// SMTPInsecure allows a server without STARTTLS; only for a loopback host.
+	SMTPInsecure bool `yaml:"smtp_insecure"` // OCV_SMTP_INSECURE
+
+	// Webhook delivery. The settings below are TEST ONLY (see
+	// proxy/webhookrun.go): never set them in production.
+	WebhooksAllowLoopback bool          `yaml:"webhooks_allow_loopback"` // OCV_WEBHOOKS_ALLOW_LOOPBACK, TEST ONLY
+	WebhooksRetryBase     time.Duration `yaml:"webhooks_retry_base"`     // OCV_WEBHOOKS_RETRY_BASE, TEST ONLY (default 10s)
+	WebhooksPollInterval  time.Duration `yaml:"webhooks_poll_interval"`  // OCV_WEBHOOKS_POLL_INTERVAL, TEST ONLY (default 5s)
+	WebhooksLease         time.Duration `yaml:"webhooks_lease"`          // OCV_WEBHOOKS_LEASE, TEST ONLY (default 1m)
 }
 
 // DefaultConfig is the simulator configuration.
@@ -144,6 +165,19 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 	dur(&c.LockoutDuration, "OCV_LOCKOUT_DURATION")
 	str(&c.BootstrapAdminEmail, "OCV_BOOTSTRAP_ADMIN_EMAIL")
 	str(&c.BootstrapAdminPassword, "OCV_BOOTSTRAP_ADMIN_PASSWORD")
+	list(&c.TrustedProxies, "OCV_TRUSTED_PROXIES")
+	str(&c.SMTPAddr, "OCV_SMTP_ADDR")
+	str(&c.SMTPUsername, "OCV_SMTP_USERNAME")
+	str(&c.SMTPPasswordFile, "OCV_SMTP_PASSWORD_FILE")
+	str(&c.SMTPFrom, "OCV_SMTP_FROM")
+	if v, ok := lookup("OCV_SMTP_INSECURE"); ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("OCV_SMTP_INSECURE: %w", err))
+		}
+		c.SMTPInsecure = b
+	}
+	errs = append(errs, c.applyWebhookEnv(lookup)...)
 	if v, ok := lookup("OCV_ADMIN_LISTEN"); ok {
 		c.AdminListen = v
 	}
@@ -217,6 +251,8 @@ func (c *Config) Validate() error {
 		bad("audit_seal_interval", "must be positive")
 	}
 	errs = append(errs, c.validateIdentity()...)
+	errs = append(errs, c.validateWebhooks()...)
+	errs = append(errs, c.validateNetwork()...)
 	return errors.Join(errs...)
 }
 

@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -40,7 +39,7 @@ func (s *Server) audit(next http.Handler) http.Handler {
 		entry := &auditlog.Entry{Event: auditchain.Event{
 			OrgID: auditchain.SystemOrg, OccurredAt: time.Now().UTC().Truncate(time.Microsecond),
 			RequestID: w.Header().Get("X-Request-Id"), ActorType: "anonymous", Action: action,
-			Resource: resource, ClientIP: clientIP(r),
+			Resource: resource, ClientIP: s.clientIP(r),
 		}}
 		bw := bufferPool.Get().(*bufferedWriter)
 		bw.reset(w)
@@ -58,14 +57,6 @@ func (s *Server) audit(next http.Handler) http.Handler {
 		}
 		bw.flush()
 	})
-}
-
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // bufferedWriter holds a response until its audit event is durable.

@@ -32,6 +32,12 @@ func Routes(h *handlers.Handlers) []Route {
 
 		{http.MethodGet, "/v1/org/members", UserOnly, "org.member.list", h.ListMembers, nil},
 		{http.MethodPost, "/v1/org/invite", UserOnly, "org.invite.create", h.InviteMember, nil},
+		{http.MethodPatch, "/v1/org/members/{user_id}", UserOnly, "org.member.update", h.UpdateMember, nil},
+		{http.MethodDelete, "/v1/org/members/{user_id}", UserOnly, "org.member.delete", h.RemoveMember, nil},
+
+		{http.MethodGet, "/v1/security/ip-rules", UserOnly, "ip_rule.list", h.ListIPRules, nil},
+		{http.MethodPost, "/v1/security/ip-rules", UserOnly, "ip_rule.create", h.CreateIPRule, nil},
+		{http.MethodDelete, "/v1/security/ip-rules/{rule_id}", UserOnly, "ip_rule.delete", h.DeleteIPRule, nil},
 
 		{http.MethodGet, "/v1/admin/users", AdminOnly, "admin.user.list", h.AdminListUsers, nil},
 
@@ -60,5 +66,21 @@ func Routes(h *handlers.Handlers) []Route {
 		{http.MethodDelete, "/v1/vaults/{vault_id}/secrets/{path...}", Any, "secret.delete", h.DeleteSecret, nil},
 
 		{http.MethodGet, "/v1/audit/events", UserOnly, "audit.list", h.ListAuditEvents, nil},
+
+		{http.MethodPost, "/v1/secrets/{secret_id}/share", Any, "share.create", h.CreateShare, nil},
+		{http.MethodGet, "/v1/shares/outbound", Any, "share.list_outbound", h.ListOutboundShares, nil},
+		{http.MethodGet, "/v1/shares/inbound", Any, "share.list_inbound", h.ListInboundShares, nil},
+		{http.MethodPost, "/v1/shares/{id}/accept", Any, "share.accept", h.AcceptShare, nil},
+		{http.MethodPost, "/v1/shares/{id}/decline", Any, "share.decline", h.DeclineShare, nil},
+		{http.MethodGet, "/v1/share/{id}", Public, "share.open", h.OpenShare, nil},
+		{http.MethodDelete, "/v1/share/{id}", Any, "share.revoke", h.RevokeShare, nil},
+
+		{http.MethodPost, "/v1/webhooks", UserOnly, "webhook.create", h.CreateWebhook, nil},
+		{http.MethodGet, "/v1/webhooks", UserOnly, "webhook.list", h.ListWebhooks, nil},
+		{http.MethodGet, "/v1/webhooks/{id}", UserOnly, "webhook.read", h.GetWebhook, nil},
+		{http.MethodPatch, "/v1/webhooks/{id}", UserOnly, "webhook.update", h.UpdateWebhook, nil},
+		{http.MethodDelete, "/v1/webhooks/{id}", UserOnly, "webhook.delete", h.DeleteWebhook, nil},
+
+		{http.MethodGet, "/v1/vaults/{id}/env-vars/resolve", Any, "env_vars.resolve", h.ResolveEnvVars, nil},
 	}
 }

@@ -25,7 +25,6 @@ import (
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/edgetls"
-	"github.com/opencustody/ocv/proxy/mail"
 )
 
 // Run serves the proxy until ctx ends, then shuts down gracefully: it stops
@@ -72,8 +71,18 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	minter := auth.NewMinter(enclave, cfg.PublicURL, cfg.TokenTTL)
 	minter.AgentTTL = cfg.AgentTokenTTL
+	mailer, err := newMailer(cfg, log.With("component", "mail"))
+	if err != nil {
+		return err
+	}
+	ipRules := newIPRuleCache(db, ipRuleCacheTTL)
+	go keepIPRules(bg, db, ipRules, log)
 	h := handlers.New(handlers.Deps{Store: db, Enclave: enclave, Minter: minter,
-		Verifier: verifier, OpenAPI: openapi, Identity: cfg.identity(), Mailer: mail.NewLogSender(log.With("component", "mail"))})
+		Verifier: verifier, OpenAPI: openapi, Identity: cfg.identity(), Mailer: mailer, IPRulesChanged: ipRules.Invalidate,
+		Webhooks: cfg.webhookOptions()})
+	if err := startWebhooks(bg, cfg, db, log.With("component", "webhooks")); err != nil {
+		return err
+	}
 	metrics := obs.NewMetrics()
 	metrics.Gauge("ocv_enclave_attested", func() float64 {
 		if ec.State().Attested {
@@ -82,7 +91,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return 0
 	})
 	metrics.Gauge("ocv_audit_queue_depth", func() float64 { return float64(audits.QueueDepth()) })
-	srv := NewServer(cfg, log, h, audits, verifier, metrics)
+	srv := NewServer(cfg, log, h, audits, verifier, metrics, ipRules)
 	if cfg.AdminListen != "" {
 		go serveAdmin(bg, cfg.AdminListen, metrics, log)
 	}

@@ -14,8 +14,8 @@ import (
 )
 
 // Server is the proxy's HTTP handler: routing, then the middleware chain in
-// the spec's order (audit → limits → authentication → handler; rate limit,
-// payment, IP filter and metering slot in between as they land).
+// the spec's order (audit → limits → authentication → IP filter → handler;
+// rate limit, payment and metering slot in between as they land).
 type Server struct {
 	cfg      Config
 	log      *slog.Logger
@@ -23,13 +23,19 @@ type Server struct {
 	audits   Appender
 	verifier *auth.Verifier
 	metrics  *obs.Metrics
+	trusted  trustedProxies
+	ipRules  *ipRuleCache
 	chain    http.Handler
 }
 
-// NewServer builds the handler over h's routes.
-func NewServer(cfg Config, log *slog.Logger, h *handlers.Handlers, audits Appender, verifier *auth.Verifier, m *obs.Metrics) *Server {
-	s := &Server{cfg: cfg, log: log, router: newRouter(Routes(h)), audits: audits, verifier: verifier, metrics: m}
-	s.chain = s.audit(s.limits(s.authenticate(http.HandlerFunc(s.dispatch))))
+// NewServer builds the handler over h's routes; ipRules is the IP filter's
+// cache of the organizations' rules (see newIPRuleCache).
+func NewServer(cfg Config, log *slog.Logger, h *handlers.Handlers, audits Appender, verifier *auth.Verifier, m *obs.Metrics,
+	ipRules *ipRuleCache) *Server {
+	trusted, _ := parseTrustedProxies(cfg.TrustedProxies) // checked by Validate
+	s := &Server{cfg: cfg, log: log, router: newRouter(Routes(h)), audits: audits, verifier: verifier, metrics: m,
+		trusted: trusted, ipRules: ipRules}
+	s.chain = s.audit(s.limits(s.authenticate(s.ipFilter(http.HandlerFunc(s.dispatch)))))
 	return s
 }
 

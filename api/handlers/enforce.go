@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -40,12 +41,17 @@ type accessCheck struct {
 
 // access loads what deciding the caller's access to vaultID needs.
 func (h *Handlers) access(r *http.Request, vaultID string) (*accessCheck, error) {
-	p := principal(r)
+	return h.accessOf(r.Context(), principal(r), auditlog.FromContext(r.Context()).Event.ClientIP, vaultID)
+}
+
+// accessOf is access for principal p calling from clientIP (share opens
+// decide with the share creator's authority and the opener's address).
+func (h *Handlers) accessOf(ctx context.Context, p auth.Principal, clientIP, vaultID string) (*accessCheck, error) {
 	c := &accessCheck{p: p, bypass: bypasses(p)}
 	if c.bypass {
 		return c, nil
 	}
-	ps, err := h.Store.PrincipalPolicies(r.Context(), p.OrgID, vaultID, p.Type, p.ID)
+	ps, err := h.Store.PrincipalPolicies(ctx, p.OrgID, vaultID, p.Type, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +60,7 @@ func (h *Handlers) access(r *http.Request, vaultID string) (*accessCheck, error)
 	}
 	c.policies = ps
 	c.req = policy.Request{PrincipalType: p.Type, PrincipalID: p.ID, Now: time.Now()}
-	if ip, err := netip.ParseAddr(auditlog.FromContext(r.Context()).Event.ClientIP); err == nil {
+	if ip, err := netip.ParseAddr(clientIP); err == nil {
 		c.req.ClientIP = ip
 	}
 	if p.Agent != nil {
@@ -100,13 +106,23 @@ func (h *Handlers) authorize(r *http.Request, vaultID, path string, perm policy.
 	if !c.allows(path, perm) {
 		return nil, errPolicyDenied
 	}
-	if !c.bypass {
-		// The enclave decides again, from the vault's sealed policy set.
-		if _, c.set, c.mac, err = h.Store.PolicySet(r.Context(), c.p.OrgID, vaultID); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, err
-		}
+	if err := h.loadPolicySet(r.Context(), c, vaultID); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// loadPolicySet loads the vault's sealed policy set into c unless c
+// bypasses policies: the enclave decides again from it.
+func (h *Handlers) loadPolicySet(ctx context.Context, c *accessCheck, vaultID string) error {
+	if c.bypass {
+		return nil
+	}
+	var err error
+	if _, c.set, c.mac, err = h.Store.PolicySet(ctx, c.p.OrgID, vaultID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
 }
 
 // maxListScan bounds how many secrets one filtered listing page scans.

@@ -12,6 +12,7 @@ import (
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/mail"
+	"github.com/opencustody/ocv/proxy/webhooks"
 )
 
 // Func is an HTTP handler that returns its error instead of writing it.
@@ -35,6 +36,9 @@ type Store interface {
 	IdentityStore
 	AgentStore
 	PolicyStore
+	OrgStore
+	ShareStore
+	WebhookStore
 }
 
 // EnclaveState is what the proxy knows of its channel to the enclave.
@@ -67,6 +71,12 @@ type Deps struct {
 	OpenAPI  []byte // the JSON rendering of api/openapi.yaml
 	Identity IdentityConfig
 	Mailer   mail.Sender
+	// Webhooks are the destination checks of webhook URLs (AllowLoopback
+	// is TEST ONLY).
+	Webhooks webhooks.Options
+	// IPRulesChanged, when set, is called after an organization's IP rules
+	// changed (the proxy drops its cached copy on this replica at once).
+	IPRulesChanged func(orgID string)
 }
 
 // Handlers serves every route of the API.

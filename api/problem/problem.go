@@ -14,11 +14,13 @@ import (
 const (
 	TypeInvalidRequest     = "invalid_request"
 	TypeInvalidPath        = "invalid_path"
+	TypeInvalidURL         = "invalid_url"
 	TypeInvalidToken       = "invalid_token"
 	TypeInvalidCredentials = "invalid_credentials"
 	TypeAccountLocked      = "account_locked"
 	TypeForbidden          = "forbidden"
 	TypePolicyDenied       = "policy_denied"
+	TypeIPDenied           = "ip_denied"
 	TypeHumanOnly          = "human_only"
 	TypeNotFound           = "not_found"
 	TypeMethodNotAllowed   = "method_not_allowed"

@@ -10,6 +10,8 @@ var (
 	ErrLocked = errors.New("account locked")
 	// ErrReused: a spent single-use token was presented again.
 	ErrReused = errors.New("token already used")
+	// ErrLastOwner: the change would leave an organization without an owner.
+	ErrLastOwner = errors.New("last owner")
 )
 
 // Sentinels of the policy store.

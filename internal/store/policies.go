@@ -163,6 +163,9 @@ func (s *Store) CreatePolicy(ctx context.Context, p Policy, ev *auditchain.Event
 		if ch, err = policiesChanged(ctx, tx, p.OrgID, p.VaultID, out.Rule); err != nil {
 			return err
 		}
+		if err := emitPolicyEvent(ctx, tx, "policy.created", out, ev); err != nil {
+			return err
+		}
 		return insertEvent(ctx, tx, ev)
 	})
 	return out, ch, err
@@ -192,6 +195,9 @@ func (s *Store) UpdatePolicy(ctx context.Context, p Policy, ev *auditchain.Event
 		if ch, err = policiesChanged(ctx, tx, p.OrgID, p.VaultID, old.Rule, out.Rule); err != nil {
 			return err
 		}
+		if err := emitPolicyEvent(ctx, tx, "policy.updated", out, ev); err != nil {
+			return err
+		}
 		return insertEvent(ctx, tx, ev)
 	})
 	return out, ch, err
@@ -213,6 +219,9 @@ func (s *Store) DeletePolicy(ctx context.Context, orgID, vaultID, id string, ev 
 			return fmt.Errorf("deleting policy: %w", err)
 		}
 		if ch, err = policiesChanged(ctx, tx, orgID, vaultID, old.Rule); err != nil {
+			return err
+		}
+		if err := emitPolicyEvent(ctx, tx, "policy.deleted", old, ev); err != nil {
 			return err
 		}
 		return insertEvent(ctx, tx, ev)

@@ -71,6 +71,7 @@ type Stack struct {
 	enclaveEnv []string
 	enclave    *proc
 	proxy      *proc
+	proxyArgs  []string // the proxy's environment, for StartProxy
 	mu         sync.Mutex
 	logs       []string
 }
@@ -135,7 +136,8 @@ func Start(t testing.TB, opts ...Option) *Stack {
 		"OCV_ATTESTATION_PCR0=" + s.PCR0,
 		"OCV_ATTESTATION_ROOT=" + s.RootPath,
 	}
-	s.proxy = s.run("proxy", Bin(t, "ocv-proxy"), append(env, o.proxyEnv...))
+	s.proxyArgs = append(env, o.proxyEnv...)
+	s.proxy = s.run("proxy", Bin(t, "ocv-proxy"), s.proxyArgs)
 	s.waitHTTP()
 	t.Cleanup(s.Stop)
 	return s

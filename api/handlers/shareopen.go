@@ -1,0 +1,177 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/policy"
+	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
+)
+
+// SharePassphraseHeader carries a share's passphrase. The query string is
+// never read for it (URLs end up in logs and browser history).
+const SharePassphraseHeader = "X-Share-Passphrase"
+
+// errShareRefused is the one answer to a wrong or missing passphrase and to
+// an address outside the allowlist, so that neither is told apart.
+var errShareRefused = problem.New(http.StatusForbidden, problem.TypeForbidden,
+	"the share cannot be opened with this passphrase from this address")
+
+func shareGone(detail string) error { return problem.New(http.StatusGone, problem.TypeGone, detail) }
+
+type shareOpenResponse struct {
+	ShareID   string `json:"share_id"`
+	SecretID  string `json:"secret_id"`
+	Path      string `json:"path"`
+	Type      string `json:"type"`
+	Version   uint32 `json:"version"`
+	Value     string `json:"value"`
+	Remaining int    `json:"remaining_access_count"`
+	ExpiresAt string `json:"expires_at"`
+}
+
+// OpenShare answers GET /v1/share/{id}, a public route: the share's checks
+// (state, expiry, passphrase, allowlist), then one access taken atomically,
+// then the value decrypted by the enclave with the authority of the share's
+// creator (a short-lived token minted for the creator; docs/threat-model.md
+// "Shares"), the opener's address standing as the client address.
+func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		return problem.NotFound("share")
+	}
+	ctx := r.Context()
+	entry := auditlog.FromContext(ctx)
+	entry.SetResource("share/" + id.String())
+	sh, err := h.Store.GetShare(ctx, id.String())
+	if errors.Is(err, store.ErrNotFound) {
+		return problem.NotFound("share")
+	}
+	if err != nil {
+		return err
+	}
+	entry.SetOrg(sh.OrgID, "anonymous", "")
+	now := time.Now()
+	switch {
+	case sh.Status == store.ShareRevoked:
+		return shareGone("the share was revoked")
+	case sh.Status == store.ShareDeclined:
+		return shareGone("the share was declined")
+	case !now.Before(sh.ExpiresAt):
+		return shareGone("the share expired")
+	case sh.Remaining <= 0:
+		return shareGone("the share's access count is exhausted")
+	}
+	if err := checkShareCredentials(ctx, sh, r.Header.Get(SharePassphraseHeader), entry.Event.ClientIP); err != nil {
+		return err
+	}
+	creator, err := h.shareCreator(r, sh, now)
+	if err != nil {
+		return err
+	}
+	access, err := h.accessOf(ctx, creator, entry.Event.ClientIP, sh.VaultID)
+	if err != nil {
+		return err
+	}
+	if !access.allows(sh.Path, policy.PermissionRead) {
+		return shareGone("the share's creator may no longer read the secret")
+	}
+	if err := h.loadPolicySet(ctx, access, sh.VaultID); err != nil {
+		return err
+	}
+	left, err := h.Store.ConsumeShare(ctx, sh.ID, now)
+	if errors.Is(err, store.ErrShareUnavailable) {
+		return shareGone("the share's access count is exhausted")
+	}
+	if err != nil {
+		return err
+	}
+	sec, sealed, err := h.Store.GetSecret(ctx, sh.OrgID, sh.VaultID, sh.Path)
+	if errors.Is(err, store.ErrNotFound) {
+		return shareGone("the shared secret was deleted")
+	}
+	if err != nil {
+		return err
+	}
+	if sec.ExpiresAt != nil && !now.Before(*sec.ExpiresAt) {
+		return shareGone("the shared secret expired")
+	}
+	tok, _, err := h.Minter.Mint(ctx, creator)
+	if err != nil {
+		return err
+	}
+	plain, err := h.Enclave.Open(ctx, wire.OpenRequest{OrgID: sh.OrgID, VaultID: sh.VaultID, Path: sh.Path,
+		SecretVersion: sec.Version, WrappedDEK: sealed.WrappedDEK, Ciphertext: sealed.Ciphertext,
+		Token: tok, ClientIP: entry.Event.ClientIP, PolicySet: access.set, PolicyMAC: access.mac})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, shareOpenResponse{ShareID: sh.ID, SecretID: sh.SecretID, Path: sh.Path,
+		Type: sec.Type, Version: sec.Version, Value: string(plain), Remaining: left, ExpiresAt: rfc3339(sh.ExpiresAt)})
+}
+
+// checkShareCredentials checks the passphrase (always derived when the share
+// has one, so timing does not tell which check failed) and the allowlist.
+func checkShareCredentials(ctx context.Context, sh store.Share, passphrase, clientIP string) error {
+	ok := true
+	if sh.PassphraseHash != nil {
+		if err := auth.VerifyPassword(ctx, *sh.PassphraseHash, passphrase); err != nil {
+			ok = false
+		}
+	}
+	if len(sh.IPAllowlist) > 0 {
+		ip, err := netip.ParseAddr(clientIP)
+		in := false
+		for _, c := range sh.IPAllowlist {
+			if pfx, perr := netip.ParsePrefix(c); err == nil && perr == nil && pfx.Contains(ip.Unmap()) {
+				in = true
+			}
+		}
+		ok = ok && in
+	}
+	if !ok {
+		return errShareRefused
+	}
+	return nil
+}
+
+// shareCreator is the principal the share is opened as: the creator as it
+// is now (its current role; an agent's current claims). A creator who left
+// the organization or an inactive agent makes the share unusable.
+func (h *Handlers) shareCreator(r *http.Request, sh store.Share, now time.Time) (auth.Principal, error) {
+	gone := shareGone("the share's creator no longer has access")
+	if sh.CreatorType == auth.PrincipalAgent {
+		a, err := h.Store.GetAgent(r.Context(), sh.OrgID, sh.CreatorID)
+		if errors.Is(err, store.ErrNotFound) {
+			return auth.Principal{}, gone
+		}
+		if err != nil {
+			return auth.Principal{}, err
+		}
+		if a.Status != store.AgentActive {
+			return auth.Principal{}, gone
+		}
+		claims, err := h.agentClaims(r, a, now)
+		if err != nil {
+			return auth.Principal{}, err
+		}
+		return auth.Principal{Type: auth.PrincipalAgent, ID: a.ID, OrgID: a.OrgID, Agent: claims}, nil
+	}
+	role, platformRole, err := h.Store.MemberRole(r.Context(), sh.OrgID, sh.CreatorID)
+	if errors.Is(err, store.ErrNotFound) {
+		return auth.Principal{}, gone
+	}
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	return auth.Principal{Type: auth.PrincipalUser, ID: sh.CreatorID, OrgID: sh.OrgID, Role: role, PlatformRole: platformRole}, nil
+}

@@ -1,0 +1,82 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy/auth"
+)
+
+func TestShareRequestValidate(t *testing.T) {
+	now := time.Now()
+	str := func(s string) *string { return &s }
+	num := func(n int) *int { return &n }
+	at := func(d time.Duration) *time.Time { x := now.Add(d); return &x }
+	tests := map[string]struct {
+		in      shareRequest
+		wantErr bool
+	}{
+		"minimal link":       {in: shareRequest{RecipientType: str("anyone_with_link"), ExpiresAt: at(time.Hour)}},
+		"30 days":            {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(MaxShareLifetime)}},
+		"no type":            {in: shareRequest{ExpiresAt: at(time.Hour)}, wantErr: true},
+		"unknown type":       {in: shareRequest{RecipientType: str("all"), ExpiresAt: at(time.Hour)}, wantErr: true},
+		"no expiry":          {in: shareRequest{RecipientType: str("creator")}, wantErr: true},
+		"past":               {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(-time.Second)}, wantErr: true},
+		"31 days":            {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(31 * 24 * time.Hour)}, wantErr: true},
+		"count 0":            {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(time.Hour), MaxAccessCount: num(0)}, wantErr: true},
+		"count 1000":         {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(time.Hour), MaxAccessCount: num(1000)}},
+		"count 1001":         {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(time.Hour), MaxAccessCount: num(1001)}, wantErr: true},
+		"short passphrase":   {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(time.Hour), Passphrase: str("1234567")}, wantErr: true},
+		"bad cidr":           {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(time.Hour), IPAllowlist: []string{"10.0.0.1"}}, wantErr: true},
+		"email on link":      {in: shareRequest{RecipientType: str("anyone_with_link"), ExpiresAt: at(time.Hour), Email: str("a@b.c")}, wantErr: true},
+		"recipient on email": {in: shareRequest{RecipientType: str("external_email"), ExpiresAt: at(time.Hour), RecipientID: str("x")}, wantErr: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			err := tc.in.validate(now)
+			if !tc.wantErr {
+				require.NoError(t, err)
+				require.NotNil(t, tc.in.MaxAccessCount)
+				return
+			}
+			var p *problem.Problem
+			require.True(t, errors.As(err, &p))
+			require.Equal(t, problem.TypeInvalidRequest, p.Type)
+		})
+	}
+}
+
+func TestCheckShareCredentials(t *testing.T) {
+	ctx := context.Background()
+	hash, err := auth.HashPassword(ctx, "correct passphrase")
+	require.NoError(t, err)
+	tests := map[string]struct {
+		hash       *string
+		allow      []string
+		passphrase string
+		ip         string
+		wantErr    error
+	}{
+		"nothing required":       {ip: "192.0.2.1"},
+		"right passphrase":       {hash: &hash, passphrase: "correct passphrase", ip: "192.0.2.1"},
+		"wrong passphrase":       {hash: &hash, passphrase: "wrong", ip: "192.0.2.1", wantErr: errShareRefused},
+		"missing passphrase":     {hash: &hash, ip: "192.0.2.1", wantErr: errShareRefused},
+		"inside allowlist":       {allow: []string{"192.0.2.0/24"}, ip: "192.0.2.1"},
+		"mapped inside":          {allow: []string{"192.0.2.0/24"}, ip: "::ffff:192.0.2.1"},
+		"outside allowlist":      {allow: []string{"198.51.100.0/24"}, ip: "192.0.2.1", wantErr: errShareRefused},
+		"both right":             {hash: &hash, passphrase: "correct passphrase", allow: []string{"192.0.2.0/24"}, ip: "192.0.2.1"},
+		"right pass, wrong addr": {hash: &hash, passphrase: "correct passphrase", allow: []string{"198.51.100.0/24"}, ip: "192.0.2.1", wantErr: errShareRefused},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			err := checkShareCredentials(ctx, store.Share{PassphraseHash: tc.hash, IPAllowlist: tc.allow}, tc.passphrase, tc.ip)
+			require.ErrorIs(t, err, tc.wantErr)
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/opencustody/ocv/internal/auditchain"
+)
+
+// Share statuses.
+const (
+	SharePending  = "pending"
+	ShareAccepted = "accepted"
+	ShareDeclined = "declined"
+	ShareRevoked  = "revoked"
+)
+
+// ErrShareUnavailable: a share cannot be opened any more (expired, revoked,
+// declined or its access count exhausted).
+var ErrShareUnavailable = errors.New("share unavailable")
+
+// Share is a grant to open one secret a bounded number of times. It is
+// opened with the authority of its creator (CreatorType, CreatorID).
+type Share struct {
+	OrgID          string
+	ID             string
+	SecretID       string
+	VaultID        string
+	Path           string
+	CreatorType    string
+	CreatorID      string
+	RecipientType  string
+	RecipientID    *string
+	RecipientEmail *string
+	ExpiresAt      time.Time
+	MaxAccessCount int
+	Remaining      int
+	PassphraseHash *string
+	IPAllowlist    []string
+	Status         string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+const shareColumns = `org_id, id, secret_id, vault_id, path, creator_type, creator_id, recipient_type, recipient_id,
+	recipient_email, expires_at, max_access_count, remaining, passphrase_hash, ip_allowlist, status, created_at, updated_at`
+
+func scanShare(row pgx.Row) (Share, error) {
+	var s Share
+	err := row.Scan(&s.OrgID, &s.ID, &s.SecretID, &s.VaultID, &s.Path, &s.CreatorType, &s.CreatorID, &s.RecipientType,
+		&s.RecipientID, &s.RecipientEmail, &s.ExpiresAt, &s.MaxAccessCount, &s.Remaining, &s.PassphraseHash,
+		&s.IPAllowlist, &s.Status, &s.CreatedAt, &s.UpdatedAt)
+	return s, err
+}
+
+func collectShares(rows pgx.Rows, err error) ([]Share, error) {
+	if err != nil {
+		return nil, fmt.Errorf("reading shares: %w", err)
+	}
+	defer rows.Close()
+	var out []Share
+	for rows.Next() {
+		s, err := scanShare(rows)
+		if err != nil {
+			return nil, fmt.Errorf("reading shares: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// SecretByID returns the current metadata of a secret of the organization;
+// ErrNotFound when it has none with that id.
+func (s *Store) SecretByID(ctx context.Context, orgID, id string) (Secret, error) {
+	sec, err := scanSecret(s.pool.QueryRow(ctx, `SELECT `+secretColumns+` FROM secrets s WHERE s.org_id = $1 AND s.id = $2`, orgID, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Secret{}, fmt.Errorf("finding secret: %w", ErrNotFound)
+	}
+	if err != nil {
+		return Secret{}, fmt.Errorf("finding secret: %w", err)
+	}
+	return sec, nil
+}
+
+// CreateShare stores sh (Remaining = MaxAccessCount) with ev.
+func (s *Store) CreateShare(ctx context.Context, sh Share, ev *auditchain.Event) (Share, error) {
+	var out Share
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		out, err = scanShare(tx.QueryRow(ctx, `INSERT INTO shares (org_id, id, secret_id, vault_id, path, creator_type,
+			creator_id, recipient_type, recipient_id, recipient_email, recipient_email_key, expires_at, max_access_count,
+			remaining, passphrase_hash, ip_allowlist)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, lower($10), $11, $12, $12, $13, $14) RETURNING `+shareColumns,
+			sh.OrgID, sh.ID, sh.SecretID, sh.VaultID, sh.Path, sh.CreatorType, sh.CreatorID, sh.RecipientType,
+			sh.RecipientID, sh.RecipientEmail, sh.ExpiresAt, sh.MaxAccessCount, sh.PassphraseHash, sh.IPAllowlist))
+		if err != nil {
+			if pgCode(err) == codeForeignKeyViolation {
+				return fmt.Errorf("creating share: %w", ErrNotFound)
+			}
+			return fmt.Errorf("creating share: %w", err)
+		}
+		return insertEvent(ctx, tx, ev)
+	})
+	return out, err
+}
+
+// GetShare returns a share by id in any organization (share links are
+// opened without a principal); ErrNotFound when there is none.
+func (s *Store) GetShare(ctx context.Context, id string) (Share, error) {
+	sh, err := scanShare(s.pool.QueryRow(ctx, `SELECT `+shareColumns+` FROM shares WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Share{}, fmt.Errorf("finding share: %w", ErrNotFound)
+	}
+	if err != nil {
+		return Share{}, fmt.Errorf("finding share: %w", err)
+	}
+	return sh, nil
+}
+
+// ConsumeShare takes one access from a share in a single statement: of any
+// number of concurrent calls on a share with n accesses left, exactly n
+// succeed. It returns the accesses left after this one, or
+// ErrShareUnavailable when the share is exhausted, expired, revoked or
+// declined.
+func (s *Store) ConsumeShare(ctx context.Context, id string, now time.Time) (int, error) {
+	var left int
+	err := s.pool.QueryRow(ctx, `UPDATE shares SET remaining = remaining - 1, updated_at = now()
+		WHERE id = $1 AND remaining > 0 AND status IN ('pending', 'accepted') AND expires_at > $2
+		RETURNING remaining`, id, now).Scan(&left)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("consuming share: %w", ErrShareUnavailable)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("consuming share: %w", err)
+	}
+	return left, nil
+}
+
+// ListOutboundShares lists the shares a principal created, newest first.
+func (s *Store) ListOutboundShares(ctx context.Context, orgID, creatorType, creatorID string, limit int) ([]Share, error) {
+	return collectShares(s.pool.Query(ctx, `SELECT `+shareColumns+` FROM shares
+		WHERE org_id = $1 AND creator_type = $2 AND creator_id = $3 ORDER BY created_at DESC, id LIMIT $4`,
+		orgID, creatorType, creatorID, limit))
+}
+
+// ListInboundShares lists the shares sent to a principal: as the named
+// user or agent recipient (a creator share names the user it goes back
+// to), or (users) to the user's email address.
+func (s *Store) ListInboundShares(ctx context.Context, principalType, principalID string, limit int) ([]Share, error) {
+	return collectShares(s.pool.Query(ctx, `SELECT `+shareColumns+` FROM shares
+		WHERE (recipient_id = $2 AND (recipient_type = $1 OR (recipient_type = 'creator' AND $1 = 'user')))
+		   OR ($1 = 'user' AND recipient_type = 'external_email'
+		       AND recipient_email_key = (SELECT email_key FROM users WHERE id = $2))
+		ORDER BY created_at DESC, id LIMIT $3`, principalType, principalID, limit))
+}
+
+// SetShareStatus moves a share to status with ev when allowed(share) holds;
+// ErrNotFound when there is no such share or allowed refuses it (so a
+// caller learns nothing of shares that are not theirs), ErrConflict when
+// the share is already revoked or declined.
+func (s *Store) SetShareStatus(ctx context.Context, id, status string, allowed func(Share) bool, ev func(Share) *auditchain.Event) (Share, error) {
+	var out Share
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		sh, err := scanShare(tx.QueryRow(ctx, `SELECT `+shareColumns+` FROM shares WHERE id = $1 FOR UPDATE`, id))
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && !allowed(sh)) {
+			return fmt.Errorf("finding share: %w", ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("finding share: %w", err)
+		}
+		if sh.Status == ShareRevoked || sh.Status == ShareDeclined {
+			return fmt.Errorf("changing share status: %w", ErrConflict)
+		}
+		if out, err = scanShare(tx.QueryRow(ctx, `UPDATE shares SET status = $2, updated_at = now() WHERE id = $1
+			RETURNING `+shareColumns, id, status)); err != nil {
+			return fmt.Errorf("changing share status: %w", err)
+		}
+		return insertEvent(ctx, tx, ev(out))
+	})
+	return out, err
+}
+
+// MemberRole returns a user's role in the organization and platform role;
+// ErrNotFound when the user is not a member.
+func (s *Store) MemberRole(ctx context.Context, orgID, userID string) (role, platformRole string, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT m.role, coalesce(u.platform_role, '') FROM org_members m JOIN users u ON u.id = m.user_id
+		WHERE m.org_id = $1 AND m.user_id = $2`, orgID, userID).Scan(&role, &platformRole)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", "", fmt.Errorf("finding member: %w", ErrNotFound)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("finding member: %w", err)
+	}
+	return role, platformRole, nil
+}

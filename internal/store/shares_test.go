@@ -1,0 +1,99 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/internal/auditchain"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/internal/store/storetest"
+)
+
+func seedShare(t *testing.T, s *store.Store, max int) store.Share {
+	t.Helper()
+	ctx := context.Background()
+	org, vault := seedOrg(t, s)
+	sec, _, err := s.PutSecret(ctx, store.Secret{OrgID: org, VaultID: vault, Path: "a/b", Type: "password",
+		Metadata: json.RawMessage(`{}`)}, sealer("x"), func(bool) *auditchain.Event { return event(org, "secret.write") })
+	require.NoError(t, err)
+	sh, err := s.CreateShare(ctx, store.Share{OrgID: org, ID: newID(), SecretID: sec.ID, VaultID: vault, Path: sec.Path,
+		CreatorType: "user", CreatorID: newID(), RecipientType: "anyone_with_link", ExpiresAt: time.Now().Add(time.Hour),
+		MaxAccessCount: max, IPAllowlist: []string{}}, event(org, "share.create"))
+	require.NoError(t, err)
+	require.Equal(t, max, sh.Remaining)
+	return sh
+}
+
+func TestConsumeShareIsAtomic(t *testing.T) {
+	s := storetest.New(t)
+	ctx := context.Background()
+	for name, tc := range map[string]struct{ max, callers int }{
+		"single use, 20 callers": {max: 1, callers: 20},
+		"three uses, 12 callers": {max: 3, callers: 12},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sh := seedShare(t, s, tc.max)
+			var mu sync.Mutex
+			ok, gone := 0, 0
+			var wg sync.WaitGroup
+			for range tc.callers {
+				wg.Go(func() {
+					_, err := s.ConsumeShare(ctx, sh.ID, time.Now())
+					mu.Lock()
+					defer mu.Unlock()
+					if err == nil {
+						ok++
+					} else if assertUnavailable(err) {
+						gone++
+					}
+				})
+			}
+			wg.Wait()
+			require.Equal(t, tc.max, ok)
+			require.Equal(t, tc.callers-tc.max, gone)
+		})
+	}
+}
+
+func assertUnavailable(err error) bool { return err != nil && errorsIs(err, store.ErrShareUnavailable) }
+
+func TestShareStates(t *testing.T) {
+	s := storetest.New(t)
+	ctx := context.Background()
+	tests := map[string]struct {
+		status  string
+		now     time.Time
+		wantErr error
+	}{
+		"open":     {now: time.Now()},
+		"expired":  {now: time.Now().Add(2 * time.Hour), wantErr: store.ErrShareUnavailable},
+		"revoked":  {status: store.ShareRevoked, now: time.Now(), wantErr: store.ErrShareUnavailable},
+		"declined": {status: store.ShareDeclined, now: time.Now(), wantErr: store.ErrShareUnavailable},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			sh := seedShare(t, s, 5)
+			if tc.status != "" {
+				_, err := s.SetShareStatus(ctx, sh.ID, tc.status, func(store.Share) bool { return true },
+					func(x store.Share) *auditchain.Event { return event(x.OrgID, "share.x") })
+				require.NoError(t, err)
+			}
+			left, err := s.ConsumeShare(ctx, sh.ID, tc.now)
+			require.ErrorIs(t, err, tc.wantErr)
+			if tc.wantErr == nil {
+				require.Equal(t, 4, left)
+			}
+		})
+	}
+	t.Run("refused status change is not found", func(t *testing.T) {
+		sh := seedShare(t, s, 1)
+		_, err := s.SetShareStatus(ctx, sh.ID, store.ShareRevoked, func(store.Share) bool { return false },
+			func(x store.Share) *auditchain.Event { return nil })
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+}

@@ -1,0 +1,79 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy/webhooks"
+)
+
+// applyWebhookEnv reads the webhook settings from the environment. All
+// are TEST-ONLY: OCV_WEBHOOKS_ALLOW_LOOPBACK lets end-to-end tests
+// run a receiver on 127.0.0.1 (in production it would turn every webhook
+// into a request forgery against the proxy's own host), and
+// OCV_WEBHOOKS_RETRY_BASE, OCV_WEBHOOKS_POLL_INTERVAL and OCV_WEBHOOKS_LEASE
+// make retries and crash recovery fast.
+func (c *Config) applyWebhookEnv(lookup func(string) (string, bool)) []error {
+	var errs []error
+	if v, ok := lookup("OCV_WEBHOOKS_ALLOW_LOOPBACK"); ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("OCV_WEBHOOKS_ALLOW_LOOPBACK: %w", err))
+		}
+		c.WebhooksAllowLoopback = b
+	}
+	for key, dst := range map[string]*time.Duration{
+		"OCV_WEBHOOKS_RETRY_BASE": &c.WebhooksRetryBase, "OCV_WEBHOOKS_POLL_INTERVAL": &c.WebhooksPollInterval,
+		"OCV_WEBHOOKS_LEASE": &c.WebhooksLease,
+	} {
+		if v, ok := lookup(key); ok && v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", key, err))
+			}
+			*dst = d
+		}
+	}
+	return errs
+}
+
+func (c *Config) validateWebhooks() []error {
+	var errs []error
+	if c.WebhooksRetryBase < 0 || c.WebhooksRetryBase > time.Hour {
+		errs = append(errs, fmt.Errorf("config webhooks_retry_base: must be between 0 (default) and 1h"))
+	}
+	if c.WebhooksPollInterval < 0 || c.WebhooksPollInterval > time.Hour {
+		errs = append(errs, fmt.Errorf("config webhooks_poll_interval: must be between 0 (default) and 1h"))
+	}
+	if c.WebhooksLease != 0 && (c.WebhooksLease < webhooks.RequestTimeout+5*time.Second || c.WebhooksLease > time.Hour) {
+		errs = append(errs, fmt.Errorf("config webhooks_lease: must be 0 (default) or between 15s and 1h"))
+	}
+	return errs
+}
+
+// webhookOptions are the destination checks for handlers and the worker.
+func (c *Config) webhookOptions() webhooks.Options {
+	return webhooks.Options{AllowLoopback: c.WebhooksAllowLoopback}
+}
+
+// startWebhooks runs the delivery worker over the PostgreSQL outbox until
+// ctx ends: it polls every 5 s (spec) and any number of replicas may run it.
+func startWebhooks(ctx context.Context, cfg Config, db *store.Store, log *slog.Logger) error {
+	policy := webhooks.DefaultPolicy
+	if cfg.WebhooksRetryBase > 0 {
+		policy.Base = cfg.WebhooksRetryBase
+	}
+	outbox := db.Outbox()
+	outbox.Lease = cfg.WebhooksLease
+	w, err := webhooks.NewWorker(webhooks.WorkerConfig{Outbox: outbox, Options: cfg.webhookOptions(),
+		Policy: policy, PollInterval: cfg.WebhooksPollInterval, Logger: log})
+	if err != nil {
+		return err
+	}
+	go w.Run(ctx)
+	return nil
+}
