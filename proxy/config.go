@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/opencustody/ocv/proxy/metering"
 )
 
 // Config is the proxy's configuration: a YAML file, then OCV_* environment
@@ -80,6 +82,15 @@ type Config struct {
 	WebhooksRetryBase     time.Duration `yaml:"webhooks_retry_base"`     // OCV_WEBHOOKS_RETRY_BASE, TEST ONLY (default 10s)
 	WebhooksPollInterval  time.Duration `yaml:"webhooks_poll_interval"`  // OCV_WEBHOOKS_POLL_INTERVAL, TEST ONLY (default 5s)
 	WebhooksLease         time.Duration `yaml:"webhooks_lease"`          // OCV_WEBHOOKS_LEASE, TEST ONLY (default 1m)
+	// WebhooksTestHosts maps host names to addresses for the webhook client's
+	// resolver ("name=ip,name=ip"): OCV_WEBHOOKS_TEST_HOSTS, TEST ONLY (DNS
+	// rebinding tests without DNS).
+	WebhooksTestHosts string `yaml:"-"`
+
+	// RateLimit is the global rate limit (see RateLimitConfig).
+	RateLimit RateLimitConfig `yaml:"rate_limit"` // OCV_RATE_LIMIT_*
+	// Metering holds the tiers, credits and x402 payments (see metering.Config).
+	Metering metering.Config `yaml:"metering"` // OCV_TIER_*, OCV_X402_*, OCV_CREDIT_CENTS_PER_REQUEST, OCV_METERING_*
 }
 
 // DefaultConfig is the simulator configuration.
@@ -89,6 +100,7 @@ func DefaultConfig() Config {
 		DBMaxConns: 32, AttestationMaxAge: 5 * time.Minute, TLSMode: "dev", TokenTTL: 900 * time.Second, AgentTokenTTL: 7200 * time.Second,
 		MaxBodyBytes: 1 << 20, LogLevel: "info", AccessLog: true, SealInterval: time.Second, AdminListen: "127.0.0.1:9464",
 		RefreshTTL: 30 * 24 * time.Hour, LockoutDuration: 15 * time.Minute,
+		RateLimit: DefaultRateLimit(), Metering: metering.Config{Tiers: metering.DefaultTiers()},
 	}
 }
 
@@ -178,6 +190,7 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 		c.SMTPInsecure = b
 	}
 	errs = append(errs, c.applyWebhookEnv(lookup)...)
+	errs = append(errs, c.applyLimitsEnv(lookup)...)
 	if v, ok := lookup("OCV_ADMIN_LISTEN"); ok {
 		c.AdminListen = v
 	}
@@ -252,6 +265,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.validateIdentity()...)
 	errs = append(errs, c.validateWebhooks()...)
+	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, c.validateNetwork()...)
 	return errors.Join(errs...)
 }

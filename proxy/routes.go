@@ -40,6 +40,23 @@ func Routes(h *handlers.Handlers) []Route {
 		{http.MethodDelete, "/v1/security/ip-rules/{rule_id}", UserOnly, "ip_rule.delete", h.DeleteIPRule, nil},
 
 		{http.MethodGet, "/v1/admin/users", AdminOnly, "admin.user.list", h.AdminListUsers, nil},
+		{http.MethodDelete, "/v1/admin/users/{user_id}", AdminOnly, "admin.user.delete", h.AdminDeleteUser, nil},
+		{http.MethodGet, "/v1/admin/settings", AdminOnly, "admin.setting.list", h.AdminListSettings, nil},
+		{http.MethodGet, "/v1/admin/settings/{key}", AdminOnly, "admin.setting.read", h.AdminGetSetting, nil},
+		{http.MethodPut, "/v1/admin/settings/{key}", AdminOnly, "admin.setting.update", h.AdminPutSetting, nil},
+		{http.MethodGet, "/v1/admin/x402", AdminOnly, "admin.x402.read", h.AdminGetX402, nil},
+		{http.MethodPut, "/v1/admin/x402", AdminOnly, "admin.x402.update", h.AdminPutX402, nil},
+		{http.MethodGet, "/v1/admin/orgs/{org_id}/limits", AdminOnly, "admin.org.limits", h.AdminOrgLimits, nil},
+		{http.MethodPut, "/v1/admin/orgs/{org_id}/tier", AdminOnly, "admin.org.tier", h.AdminSetOrgTier, nil},
+		{http.MethodGet, "/v1/admin/chains", AdminOnly, "admin.chain.list", h.ListChains, nil},
+		{http.MethodPost, "/v1/admin/chains", AdminOnly, "admin.chain.put", h.AdminPutChain, nil},
+		{http.MethodPost, "/v1/admin/tokens", AdminOnly, "admin.token.create", h.AdminCreateToken, nil},
+		{http.MethodDelete, "/v1/admin/tokens/{chain}/{contract_address}", AdminOnly, "admin.token.delete", h.AdminDeleteToken, nil},
+
+		{http.MethodGet, "/v1/chains", Any, "chain.list", h.ListChains, nil},
+		{http.MethodGet, "/v1/chains/{id_or_chain_id}", Any, "chain.read", h.GetChain, nil},
+		{http.MethodGet, "/v1/chains/{chain}/tokens", Public, "token.list_chain", h.ListChainTokens, nil},
+		{http.MethodGet, "/v1/tokens", Public, "token.list", h.ListTokens, nil},
 
 		{http.MethodPost, "/v1/agents", UserOnly, "agent.create", h.CreateAgent, nil},
 		{http.MethodGet, "/v1/agents", UserOnly, "agent.list", h.ListAgents, nil},
@@ -82,5 +99,10 @@ func Routes(h *handlers.Handlers) []Route {
 		{http.MethodDelete, "/v1/webhooks/{id}", UserOnly, "webhook.delete", h.DeleteWebhook, nil},
 
 		{http.MethodGet, "/v1/vaults/{id}/env-vars/resolve", Any, "env_vars.resolve", h.ResolveEnvVars, nil},
+
+		{http.MethodGet, "/.well-known/x402", Public, "x402.discovery", h.X402Discovery, nil},
+		{http.MethodGet, "/v1/billing/usage", UserOnly, "billing.usage", h.BillingUsage, nil},
+		{http.MethodGet, "/v1/billing/history", UserOnly, "billing.history", h.BillingHistory, nil},
+		{http.MethodGet, "/v1/billing/subscription", UserOnly, "billing.subscription", h.BillingSubscription, nil},
 	}
 }

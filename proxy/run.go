@@ -71,15 +71,27 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	minter := auth.NewMinter(enclave, cfg.PublicURL, cfg.TokenTTL)
 	minter.AgentTTL = cfg.AgentTokenTTL
+	watchUserCutoffs(bg, db, verifier.Users, minter, log)
 	mailer, err := newMailer(cfg, log.With("component", "mail"))
 	if err != nil {
 		return err
 	}
 	ipRules := newIPRuleCache(db, ipRuleCacheTTL)
 	go keepIPRules(bg, db, ipRules, log)
+	meter, err := startMetering(bg, cfg, db, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := meter.Close(closeCtx); err != nil {
+			log.Warn("returning leased usage", "err", err)
+		}
+	}()
 	h := handlers.New(handlers.Deps{Store: db, Enclave: enclave, Minter: minter,
 		Verifier: verifier, OpenAPI: openapi, Identity: cfg.identity(), Mailer: mailer, IPRulesChanged: ipRules.Invalidate,
-		Webhooks: cfg.webhookOptions()})
+		Webhooks: cfg.webhookOptions(), Metering: meter, Resources: db})
 	if err := startWebhooks(bg, cfg, db, log.With("component", "webhooks")); err != nil {
 		return err
 	}
@@ -91,7 +103,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return 0
 	})
 	metrics.Gauge("ocv_audit_queue_depth", func() float64 { return float64(audits.QueueDepth()) })
-	srv := NewServer(cfg, log, h, audits, verifier, metrics, ipRules)
+	srv := NewServer(cfg, log, h, audits, verifier, metrics, ipRules, Limits{Meter: meter, Idempotency: db})
+	go sweepLimiter(bg, srv.limiter)
 	if cfg.AdminListen != "" {
 		go serveAdmin(bg, cfg.AdminListen, metrics, log)
 	}

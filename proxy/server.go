@@ -11,11 +11,15 @@ import (
 	"github.com/opencustody/ocv/internal/obs"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/idempotency"
+	"github.com/opencustody/ocv/proxy/metering"
+	"github.com/opencustody/ocv/proxy/ratelimit"
 )
 
 // Server is the proxy's HTTP handler: routing, then the middleware chain in
-// the spec's order (audit → limits → authentication → IP filter → handler;
-// rate limit, payment and metering slot in between as they land).
+// the spec's request processing order: audit → (body limit) → global rate
+// limit → payment on paid routes → authentication → IP filter → usage
+// counting and quota headers → (Idempotency-Key) → handler.
 type Server struct {
 	cfg      Config
 	log      *slog.Logger
@@ -25,17 +29,27 @@ type Server struct {
 	metrics  *obs.Metrics
 	trusted  trustedProxies
 	ipRules  *ipRuleCache
+	limiter  *ratelimit.Limiter
+	meter    *metering.Meter
+	idem     idempotency.Store
 	chain    http.Handler
+}
+
+// Limits are the metering and idempotency parts of the pipeline; a nil
+// field leaves its step out (unit tests).
+type Limits struct {
+	Meter       *metering.Meter
+	Idempotency idempotency.Store
 }
 
 // NewServer builds the handler over h's routes; ipRules is the IP filter's
 // cache of the organizations' rules (see newIPRuleCache).
 func NewServer(cfg Config, log *slog.Logger, h *handlers.Handlers, audits Appender, verifier *auth.Verifier, m *obs.Metrics,
-	ipRules *ipRuleCache) *Server {
+	ipRules *ipRuleCache, lim Limits) *Server {
 	trusted, _ := parseTrustedProxies(cfg.TrustedProxies) // checked by Validate
 	s := &Server{cfg: cfg, log: log, router: newRouter(Routes(h)), audits: audits, verifier: verifier, metrics: m,
-		trusted: trusted, ipRules: ipRules}
-	s.chain = s.audit(s.limits(s.authenticate(s.ipFilter(http.HandlerFunc(s.dispatch)))))
+		trusted: trusted, ipRules: ipRules, limiter: ratelimit.New(cfg.RateLimit.limiter()), meter: lim.Meter, idem: lim.Idempotency}
+	s.chain = s.audit(s.limits(s.rateLimit(s.payment(s.authenticate(s.ipFilter(s.usage(s.idempotent(http.HandlerFunc(s.dispatch)))))))))
 	return s
 }
 

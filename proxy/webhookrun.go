@@ -16,7 +16,9 @@ import (
 // run a receiver on 127.0.0.1 (in production it would turn every webhook
 // into a request forgery against the proxy's own host), and
 // OCV_WEBHOOKS_RETRY_BASE, OCV_WEBHOOKS_POLL_INTERVAL and OCV_WEBHOOKS_LEASE
-// make retries and crash recovery fast.
+// make retries and crash recovery fast, and OCV_WEBHOOKS_TEST_HOSTS
+// ("name=ip,...") fixes what names resolve to for the delivery client, so
+// that a DNS rebinding test needs no DNS server.
 func (c *Config) applyWebhookEnv(lookup func(string) (string, bool)) []error {
 	var errs []error
 	if v, ok := lookup("OCV_WEBHOOKS_ALLOW_LOOPBACK"); ok && v != "" {
@@ -25,6 +27,9 @@ func (c *Config) applyWebhookEnv(lookup func(string) (string, bool)) []error {
 			errs = append(errs, fmt.Errorf("OCV_WEBHOOKS_ALLOW_LOOPBACK: %w", err))
 		}
 		c.WebhooksAllowLoopback = b
+	}
+	if v, ok := lookup("OCV_WEBHOOKS_TEST_HOSTS"); ok {
+		c.WebhooksTestHosts = v
 	}
 	for key, dst := range map[string]*time.Duration{
 		"OCV_WEBHOOKS_RETRY_BASE": &c.WebhooksRetryBase, "OCV_WEBHOOKS_POLL_INTERVAL": &c.WebhooksPollInterval,
@@ -43,6 +48,9 @@ func (c *Config) applyWebhookEnv(lookup func(string) (string, bool)) []error {
 
 func (c *Config) validateWebhooks() []error {
 	var errs []error
+	if _, err := parseTestHosts(c.WebhooksTestHosts); err != nil {
+		errs = append(errs, err)
+	}
 	if c.WebhooksRetryBase < 0 || c.WebhooksRetryBase > time.Hour {
 		errs = append(errs, fmt.Errorf("config webhooks_retry_base: must be between 0 (default) and 1h"))
 	}
@@ -57,7 +65,11 @@ func (c *Config) validateWebhooks() []error {
 
 // webhookOptions are the destination checks for handlers and the worker.
 func (c *Config) webhookOptions() webhooks.Options {
-	return webhooks.Options{AllowLoopback: c.WebhooksAllowLoopback}
+	opts := webhooks.Options{AllowLoopback: c.WebhooksAllowLoopback}
+	if hosts, err := parseTestHosts(c.WebhooksTestHosts); err == nil && len(hosts) > 0 { // checked by validateWebhooks
+		opts.Resolver = hosts
+	}
+	return opts
 }
 
 // startWebhooks runs the delivery worker over the PostgreSQL outbox until

@@ -66,6 +66,14 @@ export OCV_LISTEN=${OCV_LISTEN:-127.0.0.1:8443}
 export OCV_ENCLAVE_ADDR=${OCV_ENCLAVE_ADDR:-$OCV_ENCLAVE_LISTEN}
 export OCV_DATA_DIR=${OCV_DATA_DIR:-.ocv}
 export OCV_ATTESTATION_ROOT=${OCV_ATTESTATION_ROOT:-$OCV_ENCLAVE_ATTESTATION_DIR/root.pem}
+# Simulator mode lifts the Free tier's monthly API call quota (the spec's 1,000)
+# and its vault, secret and agent caps, so that `make bench` (which writes a new
+# secret per request) and manual testing never hit 402 or 403
+# resource_limit_exceeded; production keeps the documented Free values.
+export OCV_TIER_FREE_REQUESTS=${OCV_TIER_FREE_REQUESTS:-unlimited}
+export OCV_TIER_FREE_VAULTS=${OCV_TIER_FREE_VAULTS:-unlimited}
+export OCV_TIER_FREE_SECRETS=${OCV_TIER_FREE_SECRETS:-unlimited}
+export OCV_TIER_FREE_AGENTS=${OCV_TIER_FREE_AGENTS:-unlimited}
 OCV_ATTESTATION_PCR0=$(sha384sum bin/ocv-enclave | cut -d' ' -f1)
 export OCV_ATTESTATION_PCR0
 

@@ -151,18 +151,22 @@ func TestIdentity(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 		require.NotEmpty(t, r.JSON(t)["message"])
 		requireProblem(t, s.Do("POST", "/v1/auth/token", "", map[string]string{"email": me.Email, "password": me.Password}), 401, "invalid_credentials")
-		signIn(t, s, me.Email, newPassword)
+		requireProblem(t, s.Do("GET", "/v1/vaults", me.Token, nil), 401, "invalid_token")
+		tok := signIn(t, s, me.Email, newPassword)["access_token"].(string)
+		require.Equal(t, http.StatusOK, s.Do("GET", "/v1/vaults", tok, nil).Status, "a sign-in right after the change works")
 		requireProblem(t, s.Do("POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": refresh}), 401, "invalid_token")
 
 		// Set-password is for users without one.
-		requireProblem(t, s.Do("POST", "/v1/auth/set-password", me.Token, map[string]string{"password": "another one 1"}), 400, "invalid_request")
+		requireProblem(t, s.Do("POST", "/v1/auth/set-password", tok, map[string]string{"password": "another one 1"}), 400, "invalid_request")
 		execSQL(t, s, `UPDATE users SET password_hash = NULL WHERE id = '`+me.UserID+`'`)
-		requireProblem(t, s.Do("POST", "/v1/auth/change-password", me.Token,
+		requireProblem(t, s.Do("POST", "/v1/auth/change-password", tok,
 			map[string]string{"current_password": newPassword, "new_password": "whatever 123"}), 400, "invalid_request")
-		requireProblem(t, s.Do("POST", "/v1/auth/set-password", me.Token, map[string]string{"password": "short"}), 400, "invalid_request")
-		r = s.Do("POST", "/v1/auth/set-password", me.Token, map[string]string{"password": "set at last 99"})
+		requireProblem(t, s.Do("POST", "/v1/auth/set-password", tok, map[string]string{"password": "short"}), 400, "invalid_request")
+		r = s.Do("POST", "/v1/auth/set-password", tok, map[string]string{"password": "set at last 99"})
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
-		signIn(t, s, me.Email, "set at last 99")
+		requireProblem(t, s.Do("GET", "/v1/vaults", tok, nil), 401, "invalid_token")
+		tok = signIn(t, s, me.Email, "set at last 99")["access_token"].(string)
+		require.Equal(t, http.StatusOK, s.Do("GET", "/v1/vaults", tok, nil).Status)
 	})
 
 	t.Run("settings", func(t *testing.T) {

@@ -184,6 +184,9 @@ func TestOrgMembers(t *testing.T) {
 		r := patch(dt, b.UserID, "admin")
 		require.Equal(t, http.StatusOK, r.Status, "an admin manages non-owners: %s", r.Body)
 		require.Equal(t, http.StatusOK, patch(dt, b.UserID, "member").Status)
+		// Each change cut off b's tokens; a new sign-in carries the new role.
+		requireProblem(t, s.Do("GET", "/v1/vaults", bt, nil), 401, "invalid_token")
+		bt = signIn(t, s, b.Email, b.Password)["access_token"].(string)
 	})
 
 	t.Run("never the last owner", func(t *testing.T) {

@@ -26,7 +26,7 @@ func TestProblemDetails(t *testing.T) {
 		"unknown route":        {"GET", "/v1/nope", "", nil, 404, "not_found"},
 		"trailing slash":       {"GET", "/v1/vaults/", me.Token, nil, 404, "not_found"},
 		"wrong method":         {"PATCH", "/v1/vaults", me.Token, nil, 405, "method_not_allowed"},
-		"no token":             {"GET", "/v1/vaults", "", nil, 401, "invalid_token"},
+		"no token":             {"GET", "/v1/vaults", "", nil, 402, "payment_required"}, // paid route: Errors rule 2
 		"garbage token":        {"GET", "/v1/vaults", "not.a.jwt", nil, 401, "invalid_token"},
 		"malformed JSON":       {"POST", "/v1/vaults", me.Token, `{"name":`, 400, "invalid_request"},
 		"unknown field":        {"POST", "/v1/vaults", me.Token, `{"name":"x","nope":1}`, 400, "invalid_request"},

@@ -165,7 +165,7 @@ func TestShares(t *testing.T) {
 
 	t.Run("parallel opens of a single-use share: exactly one succeeds", func(t *testing.T) {
 		sh := createShare(t, s, owner.Token, secretID, map[string]any{"recipient_type": "anyone_with_link", "max_access_count": 1})
-		const n = 20
+		const n = 50 // the figure: 50 parallel opens, exactly one 200
 		statuses := make([]int, n)
 		var wg sync.WaitGroup
 		for i := range n {

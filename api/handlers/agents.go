@@ -10,6 +10,7 @@ import (
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/metering"
 )
 
 // AgentKeyPrefix starts every agent API key.
@@ -74,6 +75,9 @@ func (h *Handlers) CreateAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	guardrails, err := mergeGuardrails(nil, in.Guardrails)
 	if err != nil {
+		return err
+	}
+	if err := h.checkResource(r, metering.ResourceAgents, h.countAgents); err != nil {
 		return err
 	}
 	key, hash, err := auth.NewOpaque(AgentKeyPrefix)

@@ -12,6 +12,7 @@ import (
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/mail"
+	"github.com/opencustody/ocv/proxy/metering"
 	"github.com/opencustody/ocv/proxy/webhooks"
 )
 
@@ -39,6 +40,7 @@ type Store interface {
 	OrgStore
 	ShareStore
 	WebhookStore
+	AdminStore
 }
 
 // EnclaveState is what the proxy knows of its channel to the enclave.
@@ -77,6 +79,14 @@ type Deps struct {
 	// IPRulesChanged, when set, is called after an organization's IP rules
 	// changed (the proxy drops its cached copy on this replica at once).
 	IPRulesChanged func(orgID string)
+	// Metering enforces the per-tier resource limits and serves the billing
+	// routes; nil (unit tests) allows every creation.
+	Metering Metering
+	// Resources counts the capped resources for Metering.
+	Resources ResourceCounter
+	// Tiers are the configured tier limits that the admin limits route
+	// reports; nil means metering.DefaultTiers().
+	Tiers metering.Tiers
 }
 
 // Handlers serves every route of the API.

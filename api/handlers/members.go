@@ -34,9 +34,10 @@ func memberWriteError(err error, lastOwner string) error {
 
 // UpdateMember answers PATCH /v1/org/members/{user_id}: owners and admins
 // change a member's role; only an owner may grant or remove owner, and the
-// last owner is never demoted (409). The member's current access tokens
-// keep their role claim until they expire; API keys see the new role
-// within the key cache's lifetime.
+// last owner is never demoted (409). A real change cuts off the member's
+// access tokens in the organization at once (they carry the old role; a new
+// sign-in gets the new one); API keys see the new role within the key
+// cache's lifetime.
 func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 	userID, err := pathID(r, "user_id", "user")
 	if err != nil {
@@ -69,8 +70,8 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 // remove a member (only an owner removes an owner; never the last owner,
 // 409). Its API keys, refresh tokens and policies in the organization go
 // with it, and the vaults whose policy sets changed are sealed again. The
-// user account stays; access tokens already issued stay valid until they
-// expire (at most the token lifetime).
+// user account stays; its access tokens for the organization stop working
+// at once (a user cut-off, see store.RevokeUserTokens).
 func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 	userID, err := pathID(r, "user_id", "user")
 	if err != nil {

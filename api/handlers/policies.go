@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -325,11 +326,17 @@ func (h *Handlers) sealPolicySet(r *http.Request, ch store.PolicyChange) {
 	if err != nil {
 		return
 	}
-	p := principal(r)
-	mac, err := h.Enclave.SealPolicySet(r.Context(), wire.SealPolicySetRequest{OrgID: p.OrgID, VaultID: ch.VaultID,
-		Version: ch.Version, Set: ch.Set, ChangerToken: c.Token})
+	h.sealPolicySetFor(r.Context(), principal(r).OrgID, c.Token, ch)
+}
+
+// sealPolicySetFor has the enclave MAC a changed policy set of orgID for
+// the changer whose access token is token, and stores the MAC (a refusal
+// leaves the set unsealed: fail closed, as above).
+func (h *Handlers) sealPolicySetFor(ctx context.Context, orgID, token string, ch store.PolicyChange) {
+	mac, err := h.Enclave.SealPolicySet(ctx, wire.SealPolicySetRequest{OrgID: orgID, VaultID: ch.VaultID,
+		Version: ch.Version, Set: ch.Set, ChangerToken: token})
 	if err != nil {
 		return
 	}
-	_, _ = h.Store.SetPolicySetMAC(r.Context(), p.OrgID, ch.VaultID, ch.Version, mac)
+	_, _ = h.Store.SetPolicySetMAC(ctx, orgID, ch.VaultID, ch.Version, mac)
 }

@@ -120,6 +120,9 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 	if in.Metadata == nil {
 		meta = []byte("{}")
 	}
+	if err := h.checkNewSecret(r, vaultID, path); err != nil {
+		return err
+	}
 	p := principal(r)
 	c, err := h.caller(r.Context())
 	if err != nil {

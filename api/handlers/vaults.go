@@ -14,6 +14,7 @@ import (
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/metering"
 )
 
 const (
@@ -65,6 +66,9 @@ func (h *Handlers) CreateVault(w http.ResponseWriter, r *http.Request) error {
 	}
 	if utf8.RuneCountInString(in.Description) > maxDescriptionChars {
 		return problem.BadRequest(problem.TypeInvalidRequest, "description must be at most 1024 characters")
+	}
+	if err := h.checkResource(r, metering.ResourceVaults, h.countVaults); err != nil {
+		return err
 	}
 	p := principal(r)
 	id := uuid.Must(uuid.NewV7()).String()

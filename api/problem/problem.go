@@ -32,6 +32,13 @@ const (
 	TypeIntegrity          = "integrity_error"
 	TypeInternal           = "internal_error"
 	TypeAuditUnavailable   = "audit_unavailable"
+	// Metering and limits (the middlewares of proxy/ratelimit,
+	// proxy/metering and proxy/idempotency answer them with these slugs).
+	TypePaymentRequired       = "payment_required"
+	TypeRateLimited           = "rate_limited"
+	TypeResourceLimitExceeded = "resource_limit_exceeded"
+	TypeIdempotencyInProgress = "idempotency_in_progress"
+	TypeIdempotencyMismatch   = "idempotency_mismatch"
 )
 
 // Problem is an error with an HTTP answer. Detail is shown to the client, so

@@ -50,6 +50,21 @@ Policies (owners and admins):
   ocv policy update --vault V ID ...           replace the policy (same flags as create)
   ocv policy delete --vault V ID
 
+Shares (links to one secret; see docs for recipient types):
+  ocv share create (SECRET_ID | --vault V --path P) [--to anyone_with_link|creator|external_email|user|agent]
+                   [--email E] [--recipient ID] [--expires-in 24h | --expires-at T] [--max-access N]
+                   [--passphrase-stdin] [--ip CIDR ...]
+  ocv share list [--inbound]                   shares you made (or, with --inbound, made to you)
+  ocv share open ID|LINK [--passphrase-stdin]  print the shared value (anonymous; no login needed)
+  ocv share revoke ID
+
+Webhooks (owners and admins; deliveries are signed, see the README):
+  ocv webhook create URL --event NAME [--event NAME ...] [--description D]   (the secret is shown once)
+  ocv webhook list
+  ocv webhook get ID                           with its recent deliveries
+  ocv webhook update ID [--endpoint URL] [--event NAME ...] [--description D] [--active=true|false]
+  ocv webhook delete ID
+
 Tool server for AI agents (see docs/mcp.md):
   ocv mcp [--agent-id ID] [--agent-key-file F] [--vault ID] [--reveal-values=false] [--http ADDR]
                                                MCP over stdio (default) or streamable HTTP; key from $OCV_AGENT_KEY
@@ -126,6 +141,15 @@ var commands = map[string]command{
 	"policy list":      policyList,
 	"policy update":    policyUpdate,
 	"policy delete":    policyDelete,
+	"share create":     shareCreate,
+	"share list":       shareList,
+	"share open":       shareOpen,
+	"share revoke":     shareRevoke,
+	"webhook create":   webhookCreate,
+	"webhook list":     webhookList,
+	"webhook get":      webhookGet,
+	"webhook update":   webhookUpdate,
+	"webhook delete":   webhookDelete,
 	"mcp":              mcpServe,
 	"audit verify": func(ctx context.Context, e *cmdEnv, args []string) error {
 		return auditVerify(ctx, args, e.stdout, e.stderr)

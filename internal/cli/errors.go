@@ -55,3 +55,6 @@ func (p *ProblemError) Error() string {
 type exitCodeError struct{ code int }
 
 func (e *exitCodeError) Error() string { return fmt.Sprintf("child exited with code %d", e.code) }
+
+// ErrSecretNotFound means no secret has the path given to a command.
+var ErrSecretNotFound = errors.New("secret not found")

@@ -91,6 +91,12 @@ func (c *client) call(ctx context.Context, method, path string, query url.Values
 
 // send performs one request; tok may be empty.
 func (c *client) send(ctx context.Context, method, path string, query url.Values, in any, tok string) (int, []byte, error) {
+	return c.sendWith(ctx, method, path, query, in, tok, nil)
+}
+
+// sendWith is send with extra request headers.
+func (c *client) sendWith(ctx context.Context, method, path string, query url.Values, in any, tok string,
+	hdr http.Header) (int, []byte, error) {
 	var rd io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -114,6 +120,9 @@ func (c *client) send(ctx context.Context, method, path string, query url.Values
 	}
 	if tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

@@ -21,3 +21,15 @@ var (
 	// ErrLimit: a per-resource cap is reached.
 	ErrLimit = errors.New("limit reached")
 )
+
+// LastOwnerError says which organization a change would leave without an
+// owner. It unwraps to ErrLastOwner.
+type LastOwnerError struct {
+	OrgID string
+}
+
+// Error names the organization (an id, no personal data).
+func (e *LastOwnerError) Error() string { return "last owner of organization " + e.OrgID }
+
+// Unwrap returns ErrLastOwner.
+func (e *LastOwnerError) Unwrap() error { return ErrLastOwner }

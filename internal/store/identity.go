@@ -102,7 +102,7 @@ func (s *Store) CompleteSignIn(ctx context.Context, userID string, refresh *Refr
 // token of the user (sessions started with the old password end) and resets
 // the failure count, with ev, in one transaction.
 func (s *Store) ChangePassword(ctx context.Context, userID, hash string, ev *auditchain.Event) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
+	return s.inTxRevoking(ctx, func(tx pgx.Tx, revoke func(userID, orgID string) error) error {
 		tag, err := tx.Exec(ctx, `UPDATE users SET password_hash = $2, failed_logins = 0 WHERE id = $1`, userID, hash)
 		if err != nil {
 			return fmt.Errorf("changing password: %w", err)
@@ -114,6 +114,9 @@ func (s *Store) ChangePassword(ctx context.Context, userID, hash string, ev *aud
 			WHERE user_id = $1 AND revoked_at IS NULL`, userID); err != nil {
 			return fmt.Errorf("revoking refresh tokens: %w", err)
 		}
+		if err := revoke(userID, AllOrgs); err != nil { // access tokens too
+			return err
+		}
 		return insertEvent(ctx, tx, ev)
 	})
 }
@@ -121,13 +124,16 @@ func (s *Store) ChangePassword(ctx context.Context, userID, hash string, ev *aud
 // SetPassword sets the password of a user who has none; ErrConflict when
 // one is already set.
 func (s *Store) SetPassword(ctx context.Context, userID, hash string, ev *auditchain.Event) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
+	return s.inTxRevoking(ctx, func(tx pgx.Tx, revoke func(userID, orgID string) error) error {
 		tag, err := tx.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash IS NULL`, userID, hash)
 		if err != nil {
 			return fmt.Errorf("setting password: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("setting password: %w", ErrConflict)
+		}
+		if err := revoke(userID, AllOrgs); err != nil {
+			return err
 		}
 		return insertEvent(ctx, tx, ev)
 	})

@@ -57,7 +57,7 @@ func checkNotLastOwner(ctx context.Context, tx pgx.Tx, orgID string, m Member) e
 func (s *Store) UpdateMemberRole(ctx context.Context, orgID, userID, role string, check func(Member) error,
 	ev *auditchain.Event) (Member, error) {
 	var out Member
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTxRevoking(ctx, func(tx pgx.Tx, revoke func(userID, orgID string) error) error {
 		m, err := lockMembership(ctx, tx, orgID, userID)
 		if err != nil {
 			return err
@@ -73,6 +73,11 @@ func (s *Store) UpdateMemberRole(ctx context.Context, orgID, userID, role string
 		if _, err := tx.Exec(ctx, `UPDATE org_members SET role = $3 WHERE org_id = $1 AND user_id = $2`,
 			orgID, userID, role); err != nil {
 			return fmt.Errorf("updating member role: %w", err)
+		}
+		if m.Role != role { // its access tokens carry the old role
+			if err := revoke(userID, orgID); err != nil {
+				return err
+			}
 		}
 		m.Role = role
 		out = m
@@ -98,7 +103,7 @@ type MemberRemoval struct {
 func (s *Store) RemoveMember(ctx context.Context, orgID, userID string, check func(Member) error,
 	ev *auditchain.Event) (MemberRemoval, error) {
 	var out MemberRemoval
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTxRevoking(ctx, func(tx pgx.Tx, revoke func(userID, orgID string) error) error {
 		m, err := lockMembership(ctx, tx, orgID, userID)
 		if err != nil {
 			return err
@@ -110,28 +115,51 @@ func (s *Store) RemoveMember(ctx context.Context, orgID, userID string, check fu
 			return err
 		}
 		out.Member = m
-		if out.Changes, err = deletePrincipalPolicies(ctx, tx, orgID, policy.PrincipalUser, userID); err != nil {
+		if out.Changes, out.APIKeyIDs, err = removeMembership(ctx, tx, orgID, userID); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `DELETE FROM api_keys WHERE org_id = $1 AND user_id = $2 RETURNING id::text`, orgID, userID)
-		if err != nil {
-			return fmt.Errorf("deleting member api keys: %w", err)
-		}
-		if out.APIKeyIDs, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-			return fmt.Errorf("deleting member api keys: %w", err)
-		}
-		for _, id := range out.APIKeyIDs {
-			if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, APIKeyRevocationChannel, id); err != nil {
-				return fmt.Errorf("notifying api key revocation: %w", err)
-			}
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM refresh_tokens WHERE org_id = $1 AND user_id = $2`, orgID, userID); err != nil {
-			return fmt.Errorf("deleting member refresh tokens: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM org_members WHERE org_id = $1 AND user_id = $2`, orgID, userID); err != nil {
-			return fmt.Errorf("deleting membership: %w", err)
+		if err := revoke(userID, orgID); err != nil {
+			return err
 		}
 		return insertEvent(ctx, tx, ev)
 	})
 	return out, err
+}
+
+// removeMembership deletes userID's policies in the organization (moving
+// every affected vault's policy set on), its API keys there (announced on
+// APIKeyRevocationChannel), its refresh tokens there and the membership.
+func removeMembership(ctx context.Context, tx pgx.Tx, orgID, userID string) ([]PolicyChange, []string, error) {
+	changes, err := deletePrincipalPolicies(ctx, tx, orgID, policy.PrincipalUser, userID)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := tx.Query(ctx, `DELETE FROM api_keys WHERE org_id = $1 AND user_id = $2 RETURNING id::text`, orgID, userID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("deleting member api keys: %w", err)
+	}
+	keyIDs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, nil, fmt.Errorf("deleting member api keys: %w", err)
+	}
+	if err := notifyAPIKeyRevocations(ctx, tx, keyIDs); err != nil {
+		return nil, nil, err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM refresh_tokens WHERE org_id = $1 AND user_id = $2`, orgID, userID); err != nil {
+		return nil, nil, fmt.Errorf("deleting member refresh tokens: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM org_members WHERE org_id = $1 AND user_id = $2`, orgID, userID); err != nil {
+		return nil, nil, fmt.Errorf("deleting membership: %w", err)
+	}
+	return changes, keyIDs, nil
+}
+
+// notifyAPIKeyRevocations announces deleted API keys to every replica.
+func notifyAPIKeyRevocations(ctx context.Context, tx pgx.Tx, ids []string) error {
+	for _, id := range ids {
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, APIKeyRevocationChannel, id); err != nil {
+			return fmt.Errorf("notifying api key revocation: %w", err)
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -13,6 +14,9 @@ import (
 // Store is the PostgreSQL system of record. It is safe for concurrent use.
 type Store struct {
 	pool *pgxpool.Pool
+	// userCutoffs is told of every user cut-off this store commits (see
+	// SetUserCutoffHook).
+	userCutoffs atomic.Pointer[func(UserCutoff)]
 }
 
 // Open connects to PostgreSQL. maxConns 0 keeps pgx's default.

@@ -68,9 +68,10 @@ func TestHumanClaimsUnchanged(t *testing.T) {
 	require.NoError(t, err)
 	var got map[string]any
 	require.NoError(t, json.Unmarshal(s.claims, &got))
-	for _, k := range []string{"scopes", "iat_ms", "environment", "intents_api_enabled", "execution_intents_enabled"} {
+	for _, k := range []string{"scopes", "environment", "intents_api_enabled", "execution_intents_enabled"} {
 		require.NotContains(t, got, k)
 	}
+	require.Contains(t, got, "iat_ms", "human tokens are compared with the user's cut-off")
 }
 
 func TestAgentCutoffs(t *testing.T) {

@@ -47,7 +47,7 @@ type Claims struct {
 	IntentsRequireTEE       bool      `json:"intents_require_tee,omitempty"`
 	ExecutionRequireTEE     bool      `json:"execution_require_tee,omitempty"`
 	// IssuedAtMs is the issue time in Unix milliseconds, compared with the
-	// agent's revocation cutoff (iat has only second precision).
+	// agent's or user's revocation cut-off (iat has only second precision).
 	IssuedAtMs int64 `json:"iat_ms,omitempty"`
 }
 
@@ -65,8 +65,8 @@ type Principal struct {
 	// bearer value (TokenID is then empty; ExpiresAt is the key's, zero when
 	// it never expires).
 	APIKeyID string
-	// IssuedAt is when the token was minted (millisecond precision for
-	// agent tokens).
+	// IssuedAt is when the token was minted (millisecond precision when
+	// the token carries iat_ms, as every token minted now does).
 	IssuedAt time.Time
 	// Agent is set for agent principals.
 	Agent *AgentClaims
@@ -92,6 +92,12 @@ type Signer interface {
 	SignJWT(ctx context.Context, claims []byte) (string, error)
 }
 
+// UserCutoffSource reads a user's current access token cut-off in an
+// organization (its own or the all-organizations one; zero when none).
+type UserCutoffSource interface {
+	UserTokensNotBefore(ctx context.Context, userID, orgID string) (time.Time, error)
+}
+
 // DefaultAgentTTL is the lifetime of agent tokens.
 const DefaultAgentTTL = 2 * time.Hour
 
@@ -102,7 +108,10 @@ type Minter struct {
 	ttl    time.Duration
 	// AgentTTL is the lifetime of agent tokens (DefaultAgentTTL).
 	AgentTTL time.Duration
-	now      func() time.Time
+	// Users, when set, gives a user's cut-off so that a token minted right
+	// after it is stamped no earlier and is not refused by it.
+	Users UserCutoffSource
+	now   func() time.Time
 }
 
 // NewMinter returns a Minter for tokens from issuer: human tokens live ttl,
@@ -118,7 +127,17 @@ func (m *Minter) Mint(ctx context.Context, p Principal) (string, time.Duration, 
 	if _, err := rand.Read(jti); err != nil {
 		return "", 0, fmt.Errorf("reading token id: %w", err)
 	}
-	c, ttl, err := m.claims(p, m.now(), hex.EncodeToString(jti))
+	now := m.now()
+	if p.Type != PrincipalAgent && m.Users != nil {
+		nb, err := m.Users.UserTokensNotBefore(ctx, p.ID, p.OrgID)
+		if err != nil {
+			return "", 0, fmt.Errorf("minting token: %w", err)
+		}
+		if now.Before(nb) {
+			now = nb
+		}
+	}
+	c, ttl, err := m.claims(p, now, hex.EncodeToString(jti))
 	if err != nil {
 		return "", 0, err
 	}
@@ -144,7 +163,7 @@ func (m *Minter) claims(p Principal, now time.Time, jti string) (Claims, time.Du
 	ttl := m.ttl
 	if p.Type != PrincipalAgent {
 		c.Role, c.PlatformRole = p.Role, p.PlatformRole
-		c.IssuedAt, c.ExpiresAt = now.Unix(), now.Add(ttl).Unix()
+		c.IssuedAt, c.IssuedAtMs, c.ExpiresAt = now.Unix(), stampMs(now), now.Add(ttl).Unix()
 		return c, ttl, nil
 	}
 	a := p.Agent
@@ -155,10 +174,7 @@ func (m *Minter) claims(p Principal, now time.Time, jti string) (Claims, time.Du
 	if now.Before(a.NotBefore) {
 		now = a.NotBefore
 	}
-	ms := now.UnixMilli()
-	if time.UnixMilli(ms).Before(now) {
-		ms++ // round up: the stamp is never before the cutoff
-	}
+	ms := stampMs(now)
 	scopes := append([]string{}, a.Scopes...)
 	intents, execution := a.IntentsAPIEnabled, a.ExecutionIntentsEnabled
 	c.IssuedAt, c.IssuedAtMs, c.ExpiresAt = now.Unix(), ms, now.Add(ttl).Unix()
@@ -166,4 +182,14 @@ func (m *Minter) claims(p Principal, now time.Time, jti string) (Claims, time.Du
 	c.IntentsAPIEnabled, c.ExecutionIntentsEnabled = &intents, &execution
 	c.IntentsRequireTEE, c.ExecutionRequireTEE = a.IntentsRequireTEE, a.ExecutionRequireTEE
 	return c, ttl, nil
+}
+
+// stampMs is t in Unix milliseconds rounded up, so that the stamp is never
+// before a cut-off that t is not before.
+func stampMs(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if time.UnixMilli(ms).Before(t) {
+		ms++
+	}
+	return ms
 }

@@ -52,6 +52,8 @@ type Verifier struct {
 	APIKeys *APIKeyVerifier
 	// Agents holds the agents' revocation cutoffs.
 	Agents *AgentCutoffs
+	// Users holds the users' access token cut-offs.
+	Users *UserCutoffs
 }
 
 // NewVerifier accepts tokens from any of issuers (the current one first; the
@@ -59,7 +61,7 @@ type Verifier struct {
 func NewVerifier(keys KeySource, revoked RevocationChecker, issuers ...string) *Verifier {
 	v := &Verifier{keys: keys, revoked: revoked, issuers: map[string]bool{}, now: time.Now,
 		pub: map[string]*ecdsa.PublicKey{}, verified: map[string]Principal{}, Revoked: NewRevocationSet(),
-		Agents: NewAgentCutoffs()}
+		Agents: NewAgentCutoffs(), Users: NewUserCutoffs()}
 	for _, iss := range issuers {
 		v.issuers[iss] = true
 	}
@@ -79,7 +81,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	p, ok := v.verified[token]
 	v.cacheMu.RUnlock()
 	if ok {
-		if !v.now().Before(p.ExpiresAt) || v.Revoked.Has(p.TokenID) || v.agentRevoked(p) {
+		if !v.now().Before(p.ExpiresAt) || v.Revoked.Has(p.TokenID) || v.cutOff(p) {
 			return Principal{}, ErrInvalidToken
 		}
 		return p, nil
@@ -88,7 +90,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	if err != nil {
 		return Principal{}, err
 	}
-	if v.agentRevoked(p) {
+	if v.cutOff(p) {
 		return Principal{}, ErrInvalidToken
 	}
 	revoked, err := v.revoked.IsTokenRevoked(ctx, p.TokenID)
@@ -155,12 +157,12 @@ func (v *Verifier) verify(ctx context.Context, token string) (Principal, error) 
 func principalOf(c Claims) Principal {
 	p := Principal{Type: c.Type, ID: c.Subject, OrgID: c.OrgID, TokenID: c.ID, ExpiresAt: time.Unix(c.ExpiresAt, 0),
 		IssuedAt: time.Unix(c.IssuedAt, 0)}
+	if c.IssuedAtMs != 0 {
+		p.IssuedAt = time.UnixMilli(c.IssuedAtMs)
+	}
 	if c.Type != PrincipalAgent {
 		p.Role, p.PlatformRole = c.Role, c.PlatformRole
 		return p
-	}
-	if c.IssuedAtMs != 0 {
-		p.IssuedAt = time.UnixMilli(c.IssuedAtMs)
 	}
 	a := &AgentClaims{Scopes: []string{}, Environment: c.Environment, IntentsRequireTEE: c.IntentsRequireTEE,
 		ExecutionRequireTEE: c.ExecutionRequireTEE}
@@ -177,10 +179,13 @@ func principalOf(c Claims) Principal {
 	return p
 }
 
-// agentRevoked reports whether p is an agent whose tokens issued at its
-// token's time were revoked.
-func (v *Verifier) agentRevoked(p Principal) bool {
-	return p.Type == PrincipalAgent && v.Agents != nil && v.Agents.Refuses(p.ID, p.IssuedAt)
+// cutOff reports whether p's token was issued before its agent's or its
+// user's cut-off.
+func (v *Verifier) cutOff(p Principal) bool {
+	if p.Type == PrincipalAgent {
+		return v.Agents != nil && v.Agents.Refuses(p.ID, p.IssuedAt)
+	}
+	return v.Users != nil && v.Users.Refuses(p.ID, p.OrgID, p.IssuedAt)
 }
 
 func decodeSegment(seg string, v any) error {

@@ -30,6 +30,12 @@ func (r Response) JSON(t testing.TB) map[string]any {
 // (sent as JSON).
 func (s *Stack) Do(method, path, token string, body any) Response {
 	s.t.Helper()
+	return s.DoHeaders(method, path, token, body, nil)
+}
+
+// DoHeaders is Do with extra request headers (X-PAYMENT, Idempotency-Key).
+func (s *Stack) DoHeaders(method, path, token string, body any, header http.Header) Response {
+	s.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -53,6 +59,9 @@ func (s *Stack) Do(method, path, token string, body any) Response {
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := s.HTTP.Do(req)
 	if err != nil {

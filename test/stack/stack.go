@@ -135,6 +135,12 @@ func Start(t testing.TB, opts ...Option) *Stack {
 		"OCV_DATA_DIR=" + dir,
 		"OCV_ATTESTATION_PCR0=" + s.PCR0,
 		"OCV_ATTESTATION_ROOT=" + s.RootPath,
+		// The Free tier's quota (1,000 calls a month) and its vault, secret
+		// and agent caps are lifted so that long tests never hit 402 or 403
+		// resource_limit_exceeded; metering tests set their own with
+		// WithProxyEnv, which comes later and wins.
+		"OCV_TIER_FREE_REQUESTS=unlimited", "OCV_TIER_FREE_VAULTS=unlimited",
+		"OCV_TIER_FREE_SECRETS=unlimited", "OCV_TIER_FREE_AGENTS=unlimited",
 	}
 	s.proxyArgs = append(env, o.proxyEnv...)
 	s.proxy = s.run("proxy", Bin(t, "ocv-proxy"), s.proxyArgs)

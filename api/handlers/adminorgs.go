@@ -1,0 +1,168 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/metering"
+)
+
+type orgLimits struct {
+	Requests           int64 `json:"requests"`
+	IntentTransactions int64 `json:"intent_transactions"`
+	Wallets            int64 `json:"wallets"`
+	Vaults             int64 `json:"vaults"`
+	Secrets            int64 `json:"secrets"`
+	Agents             int64 `json:"agents"`
+}
+
+type orgResourceUsage struct {
+	Vaults  int64 `json:"vaults"`
+	Secrets int64 `json:"secrets"`
+	Agents  int64 `json:"agents"`
+}
+
+type orgLimitsResponse struct {
+	OrgID  string           `json:"org_id"`
+	Tier   string           `json:"tier"`
+	Limits orgLimits        `json:"limits"`
+	Usage  orgResourceUsage `json:"usage"`
+}
+
+type tierUpdate struct {
+	Tier *string `json:"tier"`
+}
+
+// tiers returns the configured tier limits, or the defaults.
+func (h *Handlers) tiers() metering.Tiers {
+	if h.Tiers != nil {
+		return h.Tiers
+	}
+	return metering.DefaultTiers()
+}
+
+func (h *Handlers) writeOrgLimits(w http.ResponseWriter, r *http.Request, orgID string) error {
+	u, err := h.Store.OrgUsage(r.Context(), orgID)
+	if errors.Is(err, store.ErrNotFound) {
+		return problem.NotFound("organization")
+	}
+	if err != nil {
+		return err
+	}
+	l := h.tiers().For(metering.Tier(u.Tier))
+	return writeJSON(w, http.StatusOK, orgLimitsResponse{OrgID: orgID, Tier: u.Tier,
+		Limits: orgLimits{Requests: l.Requests, IntentTransactions: l.IntentTransactions, Wallets: l.Wallets,
+			Vaults: l.Vaults, Secrets: l.Secrets, Agents: l.Agents},
+		Usage: orgResourceUsage{Vaults: u.Vaults, Secrets: u.Secrets, Agents: u.Agents}})
+}
+
+// AdminOrgLimits answers GET /v1/admin/orgs/{org_id}/limits: the
+// organization's tier, that tier's limits (-1: unlimited) and its current
+// vault, secret and agent counts.
+func (h *Handlers) AdminOrgLimits(w http.ResponseWriter, r *http.Request) error {
+	orgID, err := pathID(r, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	auditlog.FromContext(r.Context()).SetResource("org/" + orgID + "/limits")
+	return h.writeOrgLimits(w, r, orgID)
+}
+
+// AdminSetOrgTier answers PUT /v1/admin/orgs/{org_id}/tier {tier}. Replicas
+// see the new tier within metering's cache lifetime (cache_ttl, 30 s by
+// default).
+func (h *Handlers) AdminSetOrgTier(w http.ResponseWriter, r *http.Request) error {
+	orgID, err := pathID(r, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	auditlog.FromContext(r.Context()).SetResource("org/" + orgID + "/tier")
+	var in tierUpdate
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.Tier == nil || !isTier(*in.Tier) {
+		return badField("tier", "is required and must be one of free, pro, team, business, enterprise (exact lowercase)")
+	}
+	if err := h.Store.SetOrgTier(r.Context(), orgID, *in.Tier); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return problem.NotFound("organization")
+		}
+		return err
+	}
+	return h.writeOrgLimits(w, r, orgID)
+}
+
+// AdminDeleteUser answers DELETE /v1/admin/users/{user_id}: deletes the
+// account (store.DeleteUser says what goes with it). Never the caller
+// itself (400); another platform administrator only by a super_admin (403);
+// not the last owner of an organization that has other members (409). The
+// policy sets that moved on are sealed again: in the caller's own
+// organization for the caller, elsewhere for a remaining owner or admin of
+// that organization (a short-lived token minted for that purpose only).
+func (h *Handlers) AdminDeleteUser(w http.ResponseWriter, r *http.Request) error {
+	userID, err := pathID(r, "user_id", "user")
+	if err != nil {
+		return err
+	}
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("user/" + userID)
+	p := principal(r)
+	if userID == p.ID {
+		return problem.BadRequest(problem.TypeInvalidRequest, "you cannot delete your own account")
+	}
+	out, err := h.Store.DeleteUser(r.Context(), userID, func(u store.User) error {
+		if u.PlatformRole != "" && p.PlatformRole != "super_admin" {
+			return problem.New(http.StatusForbidden, problem.TypeForbidden, "only a super_admin may delete a platform administrator")
+		}
+		return nil
+	}, entry.Prepare(http.StatusNoContent))
+	var lo *store.LastOwnerError
+	switch {
+	case errors.As(err, &lo):
+		return problem.New(http.StatusConflict, problem.TypeConflict, "the user is the last owner of organization "+lo.OrgID+
+			", which has other members; make another member owner first")
+	case errors.Is(err, store.ErrNotFound):
+		return problem.NotFound("user")
+	case err != nil:
+		return err
+	}
+	entry.Persisted()
+	if h.Verifier != nil && h.Verifier.APIKeys != nil {
+		for _, id := range out.APIKeyIDs {
+			h.Verifier.APIKeys.Forget(id)
+		}
+	}
+	for _, oc := range out.Changes {
+		h.resealFor(r, oc)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// resealFor seals an organization's changed policy sets again after a user
+// deletion (a failure leaves them unsealed: fail closed).
+func (h *Handlers) resealFor(r *http.Request, oc store.OrgPolicyChanges) {
+	p := principal(r)
+	if oc.OrgID == p.OrgID && (p.Role == "owner" || p.Role == "admin") {
+		for _, ch := range oc.Changes {
+			h.sealPolicySet(r, ch)
+		}
+		return
+	}
+	if h.Minter == nil {
+		return
+	}
+	tok, _, err := h.Minter.Mint(r.Context(), auth.Principal{Type: auth.PrincipalUser, ID: oc.Sealer.UserID,
+		OrgID: oc.OrgID, Role: oc.Sealer.Role})
+	if err != nil {
+		return
+	}
+	for _, ch := range oc.Changes {
+		h.sealPolicySetFor(r.Context(), oc.OrgID, tok, ch)
+	}
+}
