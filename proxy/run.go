@@ -91,7 +91,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}()
 	h := handlers.New(handlers.Deps{Store: db, Enclave: enclave, Minter: minter,
 		Verifier: verifier, OpenAPI: openapi, Identity: cfg.identity(), Mailer: mailer, IPRulesChanged: ipRules.Invalidate,
-		Webhooks: cfg.webhookOptions(), Metering: meter, Resources: db})
+		Webhooks: cfg.webhookOptions(), Metering: meter, Resources: db, Tiers: cfg.Metering.Tiers})
 	if err := startWebhooks(bg, cfg, db, log.With("component", "webhooks")); err != nil {
 		return err
 	}
