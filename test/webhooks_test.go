@@ -91,7 +91,7 @@ func TestWebhooksDeliver(t *testing.T) {
 	mem := s.SignUp("hook-member@example.com")
 	joinAsMember(t, s, mem, owner.OrgID)
 	ok := newReceiver(t)
-	flaky := newReceiver(t, 500, 500)
+	flaky := newReceiver(t, 500, 500, 500)
 	hookID, secret := createWebhook(t, s, owner.Token, ok.srv.URL+"/hook?token=abc", "policy.created")
 	require.Regexp(t, `^whsec_[0-9a-f]{64}$`, secret)
 	flakyID, flakySecret := createWebhook(t, s, owner.Token, flaky.srv.URL, "policy.updated")
@@ -133,11 +133,11 @@ func TestWebhooksDeliver(t *testing.T) {
 		require.Equal(t, mem.UserID, data["principal_id"])
 	})
 
-	t.Run("two failures then success: the third attempt is acknowledged", func(t *testing.T) {
+	t.Run("three failures then success: the fourth attempt is acknowledged", func(t *testing.T) {
 		r := s.Do("PUT", "/v1/vaults/"+vault+"/policies/"+policyID, owner.Token, map[string]any{"secret_path_pattern": "prod/**",
 			"principal_type": "user", "principal_id": mem.UserID, "permissions": []string{"read"}})
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
-		ds := flaky.wait(t, 3)
+		ds := flaky.wait(t, 4)
 		var ids []string
 		for i, d := range ds {
 			require.NoError(t, webhooks.Verify([]byte(flakySecret), d.body, d.sig, time.Now(), 0))
@@ -147,8 +147,8 @@ func TestWebhooksDeliver(t *testing.T) {
 			require.Equal(t, "policy.updated", body["event"])
 			ids = append(ids, body["id"].(string))
 		}
-		require.Equal(t, ids[0], ids[2], "retries carry the same event id")
-		// The history shows up once the worker has recorded the third attempt.
+		require.Equal(t, ids[0], ids[3], "retries carry the same event id")
+		// The history shows up once the worker has recorded the fourth attempt.
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			g := s.Do("GET", "/v1/webhooks/"+flakyID, owner.Token, nil).JSON(t)
@@ -156,9 +156,9 @@ func TestWebhooksDeliver(t *testing.T) {
 			require.Len(t, list, 1)
 			d := list[0].(map[string]any)
 			if d["status"] == "delivered" {
-				require.EqualValues(t, 3, d["attempt"])
+				require.EqualValues(t, 4, d["attempt"])
 				require.EqualValues(t, 200, d["last_status"])
-				require.Len(t, d["history"], 3)
+				require.Len(t, d["history"], 4)
 				break
 			}
 			require.True(t, time.Now().Before(deadline), "delivery never recorded as delivered: %v", d)
