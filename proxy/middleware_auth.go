@@ -43,6 +43,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			problem.Write(w, problem.New(http.StatusForbidden, problem.TypeForbidden, "this route is for administrators only"))
 			return
 		}
+		if slot, ok := r.Context().Value(principalSlotKey{}).(*string); ok {
+			*slot = p.ID
+		}
 		ctx := auth.WithBearer(auth.WithPrincipal(r.Context(), p), token)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

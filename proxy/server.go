@@ -55,6 +55,10 @@ func NewServer(cfg Config, log *slog.Logger, h *handlers.Handlers, audits Append
 
 type routeKey struct{}
 
+// principalSlotKey carries a pointer to the principal id of the request,
+// set once authentication succeeds, for the access log.
+type principalSlotKey struct{}
+
 func routeFrom(ctx context.Context) *Route {
 	r, _ := ctx.Value(routeKey{}).(*Route)
 	return r
@@ -69,7 +73,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reqID := obs.RequestID()
 	w.Header().Set("X-Request-Id", reqID)
 	route, allowed := s.router.match(r)
-	ctx := context.WithValue(r.Context(), routeKey{}, route)
+	// The authentication middleware fills this in for the access log line.
+	var principalID string
+	ctx := context.WithValue(context.WithValue(r.Context(), routeKey{}, route), principalSlotKey{}, &principalID)
 	if route == nil && allowed != nil {
 		ctx = context.WithValue(ctx, allowedKey{}, allowed)
 	}
@@ -82,10 +88,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	latency := time.Since(start)
 	s.metrics.ObserveRequest(name, sw.status, latency)
 	if s.cfg.AccessLog {
-		p, _ := auth.FromContext(ctx)
 		s.log.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("request_id", reqID), slog.String("route", name), slog.Int("status", sw.status),
-			slog.Duration("latency", latency), slog.String("principal", p.ID))
+			slog.Duration("latency", latency), slog.String("principal", principalID))
 	}
 }
 

@@ -75,7 +75,7 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each measured window")
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "per-request timeout")
 	fs.StringVar(&conc, "concurrency", "1,16", "comma-separated numbers of closed-loop workers")
-	fs.StringVar(&scen, "scenarios", "write,read", "comma-separated scenarios: write, read")
+	fs.StringVar(&scen, "scenarios", "write,read", "comma-separated scenarios: write, read, health, authget")
 	fs.IntVar(&cfg.valueSize, "value-size", 64, "secret value size in bytes")
 	fs.IntVar(&cfg.readKeys, "read-keys", 1000, "secrets written before the read scenario and read round-robin")
 	fs.BoolVar(&cfg.h2, "h2", false, "use HTTP/2 (one multiplexed connection) instead of HTTP/1.1 keep-alive connections")
@@ -128,12 +128,17 @@ func parseConcurrency(s string) ([]int, error) {
 	return out, nil
 }
 
+// knownScenarios are the names -scenarios accepts: the secret scenarios,
+// and the pipeline scenarios of pipeline.go.
+var knownScenarios = []string{"write", "read", "health", "authget"}
+
 func parseScenarios(s string) ([]string, error) {
 	var out []string
 	for f := range strings.SplitSeq(s, ",") {
 		f = strings.TrimSpace(f)
-		if f != "write" && f != "read" {
-			return nil, fmt.Errorf("%w: -scenarios: unknown scenario %q (want write, read)", ErrInvalidFlag, f)
+		if !slices.Contains(knownScenarios, f) {
+			return nil, fmt.Errorf("%w: -scenarios: unknown scenario %q (want %s)", ErrInvalidFlag, f,
+				strings.Join(knownScenarios, ", "))
 		}
 		if !slices.Contains(out, f) {
 			out = append(out, f)
@@ -203,10 +208,7 @@ func bench(ctx context.Context, cfg config, cmd string) error {
 	rep := Report{Command: cmd, Started: time.Now(), URL: c.base, Protocol: proto, Duration: cfg.duration.String(),
 		Warmup: cfg.warmup.String(), Value: cfg.valueSize, ReadKeys: cfg.readKeys}
 	for _, name := range cfg.scenarios {
-		sc := sec.write()
-		if name == "read" {
-			sc = sec.read()
-		}
+		sc := scenarioFor(name, c, sec)
 		for _, conc := range cfg.concurrency {
 			if ctx.Err() != nil {
 				break

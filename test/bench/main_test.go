@@ -45,10 +45,11 @@ func TestParseFlags(t *testing.T) {
 		args    []string
 		wantErr error
 	}{
-		"ok defaults":          {},
-		"ok full":              {args: []string{"-concurrency", "1, 4,64", "-scenarios", "read", "-value-size", "1024", "-h2", "-json"}},
-		"fail concurrency nan": {args: []string{"-concurrency", "1,x"}, wantErr: ErrInvalidFlag},
-		"fail concurrency 0":   {args: []string{"-concurrency", "0"}, wantErr: ErrInvalidFlag},
+		"ok defaults":           {},
+		"ok full":               {args: []string{"-concurrency", "1, 4,64", "-scenarios", "read", "-value-size", "1024", "-h2", "-json"}},
+		"ok pipeline scenarios": {args: []string{"-scenarios", "health,authget", "-concurrency", "16"}},
+		"fail concurrency nan":  {args: []string{"-concurrency", "1,x"}, wantErr: ErrInvalidFlag},
+		"fail concurrency 0":    {args: []string{"-concurrency", "0"}, wantErr: ErrInvalidFlag},
 		// A repeated level would overwrite the earlier level's write paths.
 		"fail concurrency twice": {args: []string{"-concurrency", "4,4"}, wantErr: ErrInvalidFlag},
 		"fail scenario":          {args: []string{"-scenarios", "write,delete"}, wantErr: ErrInvalidFlag},
