@@ -11,7 +11,9 @@ import (
 )
 
 func TestAdmin(t *testing.T) {
-	s := stack.Start(t, stack.WithProxyEnv("OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword))
+	// The spec's Free limits, which the e2e stack otherwise lifts.
+	s := stack.Start(t, stack.WithProxyEnv("OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword,
+		"OCV_TIER_FREE_REQUESTS=1000", "OCV_TIER_FREE_VAULTS=5"))
 	root := signIn(t, s, rootEmail, rootPassword)["access_token"].(string)
 	rootID := claims(t, root)["sub"].(string)
 	normal := s.SignUp("admin-normal@example.com")
