@@ -16,6 +16,7 @@ import (
 // *metering.Meter implements it.
 type Metering interface {
 	CheckResource(ctx context.Context, orgID string, kind metering.Resource, current int64) error
+	Capped(ctx context.Context, orgID string, kind metering.Resource) (bool, error)
 	Subscription(ctx context.Context, orgID string, intentsUsed, walletsUsed int64) (metering.Subscription, error)
 	History(ctx context.Context, orgID string, months int) ([]metering.PeriodQuota, error)
 	Discovery() x402.Discovery
@@ -48,6 +49,11 @@ func (h *Handlers) checkResource(r *http.Request, kind metering.Resource,
 		return nil
 	}
 	orgID := principal(r).OrgID
+	// Counting costs a scan of the organization's rows: skip it when the
+	// tier sets no cap.
+	if capped, err := h.Metering.Capped(r.Context(), orgID, kind); err != nil || !capped {
+		return err
+	}
 	n, err := count(r.Context(), orgID)
 	if err != nil {
 		return err

@@ -97,3 +97,15 @@ func tierOf(s string) Tier {
 	}
 	return t
 }
+
+// Capped reports whether the organization's tier limits kind at all, so
+// that a handler can skip counting (a COUNT over the organization's rows)
+// when the tier is unlimited.
+func (m *Meter) Capped(ctx context.Context, orgID string, kind Resource) (bool, error) {
+	info, err := m.orgs.get(ctx, orgID)
+	if err != nil {
+		return false, err
+	}
+	limit, ok := m.cfg.Tiers.For(tierOf(info.Tier)).Cap(kind)
+	return !ok || limit != Unlimited, nil
+}
