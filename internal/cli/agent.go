@@ -140,30 +140,10 @@ func setTime(in map[string]any, field, v string) error {
 }
 
 func agentList(ctx context.Context, e *cmdEnv, args []string) error {
-	fs := e.flags("ocv agent list", "ocv agent list")
-	if _, err := positional(fs, args); err != nil {
-		return err
-	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	items, err := listAll(ctx, c, "/v1/agents", nil)
-	if err != nil {
-		return err
-	}
-	if e.g.json {
-		return listJSON(e, items)
-	}
-	rows := make([][]string, 0, len(items))
-	for _, raw := range items {
-		var a agentInfo
-		if err := json.Unmarshal(raw, &a); err != nil {
-			return fmt.Errorf("decoding agent: %w", err)
-		}
-		rows = append(rows, []string{a.ID, a.Name, a.Status, orDash(a.Environment), a.CreatedAt})
-	}
-	return table(e.stdout, []string{"ID", "NAME", "STATUS", "ENVIRONMENT", "CREATED"}, rows)
+	return listCommand(ctx, e, args, "agent", "/v1/agents", []string{"ID", "NAME", "STATUS", "ENVIRONMENT", "CREATED"},
+		func(a agentInfo) []string {
+			return []string{a.ID, a.Name, a.Status, orDash(a.Environment), a.CreatedAt}
+		})
 }
 
 // agentID parses the flags and the one agent ID argument.

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -62,4 +64,33 @@ func orDash(s *string) string {
 		return "-"
 	}
 	return *s
+}
+
+// listCommand is `ocv <noun> list`: it follows every page of path and
+// prints the API's JSON with --json, else a table with one row per item.
+func listCommand[T any](ctx context.Context, e *cmdEnv, args []string, noun, path string, headers []string, row func(T) []string) error {
+	fs := e.flags("ocv "+noun+" list", "ocv "+noun+" list")
+	if _, err := positional(fs, args); err != nil {
+		return err
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	items, err := listAll(ctx, c, path, nil)
+	if err != nil {
+		return err
+	}
+	if e.g.json {
+		return listJSON(e, items)
+	}
+	rows := make([][]string, 0, len(items))
+	for _, raw := range items {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("decoding %s: %w", noun, err)
+		}
+		rows = append(rows, row(v))
+	}
+	return table(e.stdout, headers, rows)
 }

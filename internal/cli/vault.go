@@ -116,30 +116,8 @@ func vaultCreate(ctx context.Context, e *cmdEnv, args []string) error {
 }
 
 func vaultList(ctx context.Context, e *cmdEnv, args []string) error {
-	fs := e.flags("ocv vault list", "ocv vault list")
-	if _, err := positional(fs, args); err != nil {
-		return err
-	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	items, err := listAll(ctx, c, "/v1/vaults", nil)
-	if err != nil {
-		return err
-	}
-	if e.g.json {
-		return listJSON(e, items)
-	}
-	rows := make([][]string, 0, len(items))
-	for _, raw := range items {
-		var v vaultInfo
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return fmt.Errorf("decoding vault: %w", err)
-		}
-		rows = append(rows, []string{v.ID, v.Name, v.Description, v.CreatedAt})
-	}
-	return table(e.stdout, []string{"ID", "NAME", "DESCRIPTION", "CREATED"}, rows)
+	return listCommand(ctx, e, args, "vault", "/v1/vaults", []string{"ID", "NAME", "DESCRIPTION", "CREATED"},
+		func(v vaultInfo) []string { return []string{v.ID, v.Name, v.Description, v.CreatedAt} })
 }
 
 func vaultGet(ctx context.Context, e *cmdEnv, args []string) error {

@@ -122,30 +122,10 @@ func webhookCreate(ctx context.Context, e *cmdEnv, args []string) error {
 }
 
 func webhookList(ctx context.Context, e *cmdEnv, args []string) error {
-	fs := e.flags("ocv webhook list", "ocv webhook list")
-	if _, err := positional(fs, args); err != nil {
-		return err
-	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	items, err := listAll(ctx, c, "/v1/webhooks", nil)
-	if err != nil {
-		return err
-	}
-	if e.g.json {
-		return listJSON(e, items)
-	}
-	rows := make([][]string, 0, len(items))
-	for _, raw := range items {
-		var w webhookInfo
-		if err := json.Unmarshal(raw, &w); err != nil {
-			return fmt.Errorf("decoding webhook: %w", err)
-		}
-		rows = append(rows, []string{w.ID, redactURL(w.URL), strings.Join(w.Events, ","), strconv.FormatBool(w.IsActive), w.Description})
-	}
-	return table(e.stdout, []string{"ID", "URL", "EVENTS", "ACTIVE", "DESCRIPTION"}, rows)
+	return listCommand(ctx, e, args, "webhook", "/v1/webhooks", []string{"ID", "URL", "EVENTS", "ACTIVE", "DESCRIPTION"},
+		func(w webhookInfo) []string {
+			return []string{w.ID, redactURL(w.URL), strings.Join(w.Events, ","), strconv.FormatBool(w.IsActive), w.Description}
+		})
 }
 
 func webhookGet(ctx context.Context, e *cmdEnv, args []string) error {
