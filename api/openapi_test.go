@@ -21,7 +21,7 @@ import (
 type implementedRoute struct {
 	Method  string // as in routes.go: http.MethodGet → "GET"
 	Pattern string // the route pattern, {path...} included
-	Access  string // Public, Any, UserOnly or AdminOnly
+	Access  string // Public, Any, UserOnly, AdminOnly or AgentIntents
 }
 
 // implementedRoutes is the route table the document covers. It must equal
@@ -87,6 +87,20 @@ var implementedRoutes = []implementedRoute{
 	{"PATCH", "/v1/agents/{id}", "UserOnly"},
 	{"POST", "/v1/agents/{id}/rotate-key", "UserOnly"},
 	{"DELETE", "/v1/agents/{id}", "UserOnly"},
+	{"POST", "/v1/agents/{id}/signing-keys", "Any"},
+	{"GET", "/v1/agents/{id}/signing-keys", "Any"},
+	{"GET", "/v1/agents/{id}/signing-keys/{chain}", "Any"},
+	{"POST", "/v1/agents/{id}/signing-keys/{chain}/rotate", "UserOnly"},
+	{"POST", "/v1/agents/{id}/signing-keys/{chain}/import", "UserOnly"},
+	{"DELETE", "/v1/agents/{id}/signing-keys/{chain}", "UserOnly"},
+	{"GET", "/v1/agents/{id}/signing-keys/{chain}/balance", "Any"},
+	{"POST", "/v1/agents/{id}/sign", "AgentIntents"},
+	{"POST", "/v1/agents/{id}/transactions", "AgentIntents"},
+	{"POST", "/v1/agents/{id}/transactions/sign", "AgentIntents"},
+	{"POST", "/v1/agents/{id}/transactions/simulate", "AgentIntents"},
+	{"POST", "/v1/agents/{id}/transactions/simulate-bundle", "AgentIntents"},
+	{"GET", "/v1/agents/{id}/transactions", "Any"},
+	{"GET", "/v1/agents/{id}/transactions/{tx_id}", "Any"},
 	{"POST", "/v1/vaults/{vault_id}/policies", "UserOnly"},
 	{"GET", "/v1/vaults/{vault_id}/policies", "UserOnly"},
 	{"PUT", "/v1/vaults/{vault_id}/policies/{policy_id}", "UserOnly"},
@@ -211,7 +225,7 @@ func routeKey(r implementedRoute) string { return r.Method + " " + r.Pattern }
 
 func TestRoutesMatchProxyRouteTable(t *testing.T) {
 	parsed := parseRoutesFile(t)
-	require.Len(t, implementedRoutes, 80)
+	require.Len(t, implementedRoutes, 94)
 	require.ElementsMatch(t, implementedRoutes, parsed, "proxy/routes.go changed: update openapi.yaml and implementedRoutes")
 
 	doc := loadDoc(t, YAML())
@@ -256,16 +270,132 @@ func TestOperationsDocumentAccessLevel(t *testing.T) {
 			switch r.Access {
 			case "UserOnly":
 				require.NotNil(t, forbidden)
-				require.Contains(t, []string{"#/components/responses/HumanOnly", "#/components/responses/HumanOnlyOrForbidden"}, forbidden.Ref)
+				require.Contains(t, []string{"#/components/responses/HumanOnly", "#/components/responses/HumanOnlyOrForbidden",
+					"#/components/responses/HumanOnlyOrReauth"}, forbidden.Ref)
 			case "AdminOnly":
 				require.NotNil(t, forbidden)
 				require.Equal(t, "#/components/responses/Forbidden", forbidden.Ref)
-			default:
-				// Any: no role check, except the agents-only profile and policy decisions.
+			case "AgentIntents":
+				// Users get forbidden, agents without the flag intents_disabled.
+				require.NotNil(t, forbidden)
+				require.Contains(t, []string{"#/components/responses/IntentsForbidden", "#/components/responses/GuardrailDenied"}, forbidden.Ref)
+				types := problemTypeEnum(t, forbidden.Value)
+				require.Contains(t, types, "forbidden")
+				require.Contains(t, types, "intents_disabled")
+			case "Any":
+				// No role check, except the agents-only profile, policy
+				// decisions and the tier's resource caps.
 				if forbidden != nil {
 					require.Contains(t, []string{"#/components/responses/AgentsOnly", "#/components/responses/PolicyDenied",
-						"#/components/responses/PolicyDeniedOrForbidden"}, forbidden.Ref)
+						"#/components/responses/PolicyDeniedOrForbidden", "#/components/responses/ResourceLimitExceeded"}, forbidden.Ref)
 				}
+			default:
+				t.Fatalf("unknown access level %q", r.Access)
+			}
+		})
+	}
+}
+
+// problemTypeEnum lists the problem types a problem response documents:
+// the const or enum of "type" in its allOf.
+func problemTypeEnum(t *testing.T, resp *openapi3.Response) []any {
+	t.Helper()
+	mt := resp.Content.Get("application/problem+json")
+	require.NotNil(t, mt)
+	var out []any
+	for _, s := range mt.Schema.Value.AllOf {
+		typ := s.Value.Properties["type"]
+		if typ == nil {
+			continue
+		}
+		if typ.Value.Const != nil {
+			out = append(out, typ.Value.Const)
+		}
+		out = append(out, typ.Value.Enum...)
+	}
+	return out
+}
+
+// routeClasses reads the metering and idempotency classes of routes out of
+// proxy/paid.go: the string keys or elements of the named variables.
+func routeClasses(t *testing.T) map[string][]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "../proxy/paid.go", nil, 0)
+	require.NoError(t, err)
+	out := map[string][]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != 1 || len(vs.Values) != 1 {
+			return true
+		}
+		cl, ok := vs.Values[0].(*ast.CompositeLit)
+		if !ok {
+			return true
+		}
+		for _, e := range cl.Elts {
+			if kv, ok := e.(*ast.KeyValueExpr); ok {
+				e = kv.Key
+			}
+			if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				out[vs.Names[0].Name] = append(out[vs.Names[0].Name], mustUnquote(t, lit.Value))
+			}
+		}
+		return false
+	})
+	require.NotEmpty(t, out["signingPOSTs"])
+	require.NotEmpty(t, out["notIdempotent"])
+	return out
+}
+
+// TestMeteringAndIdempotencyDocumented checks each authenticated route
+// against proxy/paid.go: paid routes document 402 and X-PAYMENT (the
+// signing POSTs are not metered, so neither), and the POSTs that take
+// Idempotency-Key document it with its 422.
+func TestMeteringAndIdempotencyDocumented(t *testing.T) {
+	doc := loadDoc(t, YAML())
+	classes := routeClasses(t)
+	signing := func(r implementedRoute) bool {
+		if r.Method != "POST" {
+			return false
+		}
+		if slices.Contains(classes["signingPOSTs"], r.Pattern) {
+			return true
+		}
+		for _, p := range classes["signingPrefixes"] {
+			if r.Pattern == p || strings.HasPrefix(r.Pattern, p+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	exempt := classes["meteringExempt"]
+	hasParam := func(op *openapi3.Operation, ref string) bool {
+		for _, p := range op.Parameters {
+			if p.Ref == ref {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range implementedRoutes {
+		if r.Access == "Public" || !strings.HasPrefix(r.Pattern, "/v1/") {
+			continue
+		}
+		t.Run(routeKey(r), func(t *testing.T) {
+			op := doc.Paths.Find(openAPIPath(r.Pattern)).GetOperation(r.Method)
+			require.NotNil(t, op)
+			paid := !signing(r) && !slices.Contains(exempt, r.Method+" "+r.Pattern)
+			require.Equal(t, paid, op.Responses.Value("402") != nil, "402 documented iff the route is metered")
+			require.Equal(t, paid, hasParam(op, "#/components/parameters/XPayment"), "X-PAYMENT iff the route is metered")
+			idem := r.Method == "POST" && !slices.Contains(classes["notIdempotent"], r.Pattern)
+			require.Equal(t, idem, hasParam(op, "#/components/parameters/IdempotencyKey"), "Idempotency-Key iff the route takes it")
+			if idem {
+				mismatch := op.Responses.Value("422")
+				require.NotNil(t, mismatch)
+				require.Contains(t, problemTypeEnum(t, mismatch.Value), "idempotency_mismatch")
+				inFlight := op.Responses.Value("409")
+				require.NotNil(t, inFlight)
+				require.Contains(t, problemTypeEnum(t, inFlight.Value), "idempotency_in_progress")
 			}
 		})
 	}
@@ -291,8 +421,9 @@ func TestEveryResponseCarriesRequestID(t *testing.T) {
 }
 
 // problemTypesInCode collects every problem type the code can answer: the
-// Type constants of api/problem and string literals passed to problem.New
-// by the proxy and the handlers (audit_unavailable is one).
+// Type constants of api/problem, string literals passed to problem.New
+// by the proxy and the handlers (audit_unavailable is one), and
+// "guardrail_" + every guardrail name (problem.Guardrail).
 func problemTypesInCode(t *testing.T) map[string]bool {
 	t.Helper()
 	files, err := filepath.Glob("../proxy/*.go")
@@ -326,7 +457,49 @@ func problemTypesInCode(t *testing.T) map[string]bool {
 			return true
 		})
 	}
+	for _, name := range guardrailNames(t) {
+		out["guardrail_"+name] = true
+	}
 	return out
+}
+
+// guardrailNames returns the values of the Guardrail* string constants of
+// package policy, the names problem.Guardrail turns into problem types,
+// plus per_chain_guardrails, which the handlers also answer for a per-chain
+// daily count.
+func guardrailNames(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../policy/*.go")
+	require.NoError(t, err)
+	names := []string{"per_chain_guardrails"}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		require.NoError(t, err)
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, id := range vs.Names {
+					if !strings.HasPrefix(id.Name, "Guardrail") || i >= len(vs.Values) {
+						continue
+					}
+					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						names = append(names, mustUnquote(t, lit.Value))
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	require.Greater(t, len(names), 1, "policy declares its guardrail names")
+	return names
 }
 
 func mustUnquote(t *testing.T, s string) string {
@@ -354,6 +527,15 @@ func TestProblemTypesDocumented(t *testing.T) {
 	}
 	require.Equal(t, slices.Sorted(maps.Keys(inCode)), slices.Sorted(maps.Keys(implemented)),
 		"every problem type the code answers is documented, and no other is marked implemented")
+
+	// The guardrail refusal response lists every guardrail type.
+	var guardrails []any
+	for _, name := range guardrailNames(t) {
+		guardrails = append(guardrails, "guardrail_"+name)
+	}
+	denied := doc.Components.Responses["GuardrailDenied"]
+	require.NotNil(t, denied)
+	require.ElementsMatch(t, append([]any{"forbidden", "intents_disabled"}, guardrails...), problemTypeEnum(t, denied.Value))
 }
 
 // handlerStructs parses api/handlers and returns each struct's JSON names.
@@ -433,6 +615,8 @@ func TestSchemasMatchHandlerStructs(t *testing.T) {
 		"MemberRoleUpdate": "memberPatch", "IPRuleCreate": "ipRuleRequest", "IPRule": "ipRuleResponse",
 		"PolicyWrite": "policyRequest", "Policy": "policyResponse", "PolicyConditions": "policyConditions",
 		"AgentTokenRequest": "agentTokenRequest", "AgentRotateKey": "rotateKeyRequest", "AgentDirectoryEntry": "directoryEntry",
+		"SigningKeyCreate": "createSigningKeyRequest", "SigningKeyImport": "importSigningKeyRequest",
+		"SignIntentRequest": "signIntentRequest", "TransactionRequest": "apiTx",
 	}
 	for schema, st := range pairs {
 		require.ElementsMatch(t, structs[st], schemaProps(t, doc, schema), "%s documents handlers.%s", schema, st)
@@ -455,6 +639,95 @@ func TestSchemasMatchHandlerStructs(t *testing.T) {
 	require.ElementsMatch(t, types, doc.Components.Schemas["SecretType"].Value.Enum)
 }
 
+// viewKeys returns the JSON keys a handler function writes into map
+// literals and map assignments (out["k"] = ...), nested maps included.
+func viewKeys(t *testing.T, fn string) []string {
+	t.Helper()
+	files, err := filepath.Glob("handlers/*.go")
+	require.NoError(t, err)
+	var keys []string
+	found := false
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		require.NoError(t, err)
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || fd.Name.Name != fn || fd.Body == nil {
+				continue
+			}
+			found = true
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CompositeLit:
+					if _, ok := n.Type.(*ast.MapType); !ok {
+						return true
+					}
+					for _, e := range n.Elts {
+						if kv, ok := e.(*ast.KeyValueExpr); ok {
+							if lit, ok := kv.Key.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+								keys = append(keys, mustUnquote(t, lit.Value))
+							}
+						}
+					}
+				case *ast.AssignStmt:
+					for _, l := range n.Lhs {
+						if ix, ok := l.(*ast.IndexExpr); ok {
+							if lit, ok := ix.Index.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+								keys = append(keys, mustUnquote(t, lit.Value))
+							}
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	require.True(t, found, "handlers declare %s", fn)
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// TestSchemasMatchHandlerViews checks the response schemas of the Intents
+// API, whose handlers answer maps, against the keys those maps get.
+func TestSchemasMatchHandlerViews(t *testing.T) {
+	doc := loadDoc(t, YAML())
+	tests := map[string]struct {
+		fn      string
+		schemas []string
+		exact   bool // the function writes the whole object
+	}{
+		"signing key":         {"signingKeyView", []string{"SigningKey"}, true},
+		"rotated signing key": {"RotateSigningKey", []string{"SigningKeyRotated"}, false},
+		"transaction":         {"transactionView", []string{"Transaction"}, true},
+		"transaction intent":  {"signView", []string{"SignedTransactionIntent"}, false},
+		"signature":           {"signatureView", []string{"SignatureResult"}, true},
+		"simulation":          {"simulationView", []string{"SimulationResult", "BalanceChange"}, true},
+		"simulation bundle":   {"SimulateBundle", []string{"SimulationBundleResult"}, true},
+		"balance":             {"SigningKeyBalance", []string{"Balance", "NativeBalance", "TokenBalance"}, true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var props []string
+			for _, s := range tc.schemas {
+				props = append(props, schemaProps(t, doc, s)...)
+			}
+			slices.Sort(props)
+			props = slices.Compact(props)
+			keys := viewKeys(t, tc.fn)
+			if tc.exact {
+				require.Equal(t, props, keys, "%s documents %s", tc.schemas, tc.fn)
+				return
+			}
+			for _, k := range keys {
+				require.Contains(t, props, k, "%s documents %s", tc.schemas, tc.fn)
+			}
+		})
+	}
+}
+
 func TestSchemasAcceptAndRefuse(t *testing.T) {
 	doc := loadDoc(t, YAML())
 	long := strings.Repeat("a", 256)
@@ -462,6 +735,14 @@ func TestSchemasAcceptAndRefuse(t *testing.T) {
 	for i := range 65 {
 		meta65["k"+strconv.Itoa(i)] = "v"
 	}
+	hash := strings.Repeat("1c", 32)
+	tx := `{"chain_id":8453,"to":"0x000000000000000000000000000000000000dEaD","value":"0x2386f26fc10000"}`
+	signingKey := `{"agent_id":"0190f5e4-8f3b-7c4e-9a1b-2c3d4e5f6a7b","chain":"ethereum","address":"0x000000000000000000000000000000000000dEaD",` +
+		`"public_key":"0x04ab","curve":"secp256k1","version":1,"key_version":1,"imported":false,"status":"active","created_at":"2025-01-02T03:04:05Z"}`
+	txRecord := `{"id":"0190f5e4-8f3b-7c4e-9a1b-2c3d4e5f6a7b","agent_id":"0190f5e4-8f3b-7c4e-9a1b-2c3d4e5f6a7c","chain":"base",` +
+		`"chain_id":8453,"key_version":1,"type":2,"from":"0x000000000000000000000000000000000000dEaD","to":"",` +
+		`"value":"0x2386f26fc10000","nonce":0,"tx_hash":"0x` + hash + `","status":"signed",` +
+		`"created_at":"2025-01-02T03:04:05Z","updated_at":"2025-01-02T03:04:05Z"`
 	secret := `{"id":"0190f5e4-8f3b-7c4e-9a1b-2c3d4e5f6a7b","vault_id":"0190f5e4-8f3b-7c4e-9a1b-2c3d4e5f6a7c",` +
 		`"path":"prod/db","type":"password","metadata":{},"version":1,"expires_at":null,` +
 		`"created_at":"2025-01-02T03:04:05Z","updated_at":"2025-01-02T03:04:05Z"`
@@ -499,6 +780,46 @@ func TestSchemasAcceptAndRefuse(t *testing.T) {
 		"fail admin user org role":  {"AdminUser", `{"id":"0190f5e4-8f3b-7c4e-9a1b-2c3d4e5f6a7b","email":"a@example.com","platform_role":"owner","created_at":"2025-01-02T03:04:05Z"}`, false},
 		"ok problem":                {"ProblemDetails", `{"type":"not_found","title":"Not Found","status":404,"detail":"vault not found"}`, true},
 		"fail problem no type":      {"ProblemDetails", `{"title":"Not Found","status":404,"detail":"x"}`, false},
+
+		"ok signing key create":         {"SigningKeyCreate", `{"chain":"base"}`, true},
+		"fail signing key create empty": {"SigningKeyCreate", `{}`, false},
+		"fail signing key chain id int": {"SigningKeyCreate", `{"chain":8453}`, false},
+		"ok signing key":                {"SigningKey", signingKey, true},
+		"fail signing key bad curve":    {"SigningKey", strings.Replace(signingKey, "secp256k1", "p256", 1), false},
+		"ok sign personal_sign":         {"SignIntentRequest", `{"intent_type":"personal_sign","chain_id":8453,"message":"hello"}`, true},
+		"ok sign digest alias":          {"SignIntentRequest", `{"intent_type":"digest","hash":"0x` + hash + `"}`, true},
+		"ok sign transaction":           {"SignIntentRequest", `{"intent_type":"transaction","chain":"base","transaction":` + tx + `}`, true},
+		"fail sign unknown intent":      {"SignIntentRequest", `{"intent_type":"raw","hash":"0x` + hash + `"}`, false},
+		"fail sign short hash":          {"SignIntentRequest", `{"intent_type":"eip712_digest","hash":"0x1234"}`, false},
+		// The decoder refuses unknown fields; a misspelt field must not
+		// be silently dropped from what is signed.
+		"fail sign unknown field": {"SignIntentRequest", `{"intent_type":"personal_sign","msg":"hello"}`, false},
+		"ok token transfer": {"TransactionRequest", `{"chain_id":1,"to":"0x000000000000000000000000000000000000dEaD",` +
+			`"token_mint":"0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48","value":"1.5","token_decimals":6}`, true},
+		"ok tx numeric value":  {"TransactionRequest", `{"chain_id":"8453","value":0,"data":"0x6000"}`, true},
+		"fail tx no value":     {"TransactionRequest", `{"chain_id":1,"to":"0x000000000000000000000000000000000000dEaD"}`, false},
+		"fail tx type 5":       {"TransactionRequest", `{"chain_id":1,"value":"0x0","type":5}`, false},
+		"fail tx unknown":      {"TransactionRequest", `{"chain_id":1,"value":"0x0","gasLimit":21000}`, false},
+		"fail tx decimals 37":  {"TransactionRequest", `{"chain_id":1,"value":"1","token_mint":"0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48","token_decimals":37}`, false},
+		"ok transaction":       {"Transaction", txRecord + `,"signed_tx":"0x02f8"}`, true},
+		"fail transaction hex": {"Transaction", strings.Replace(txRecord, `"value":"0x2386f26fc10000"`, `"value":"10000000000000000"`, 1) + `}`, false},
+		"ok tx intent answer": {"SignedTransactionIntent", txRecord + `,"signed_tx":"0x02f8","intent_type":"transaction",` +
+			`"hash":"0x` + hash + `","signature":"0x` + strings.Repeat("ab", 65) + `"}`, true},
+		"ok signature": {"SignatureResult", `{"intent_type":"personal_sign","chain":"base","chain_id":8453,` +
+			`"address":"0x000000000000000000000000000000000000dEaD","key_version":1,"hash":"0x` + hash + `",` +
+			`"signature":"0x` + strings.Repeat("ab", 65) + `","r":"0x` + hash + `","s":"0x` + hash + `","v":27}`, true},
+		"fail signature v 0": {"SignatureResult", `{"intent_type":"personal_sign","chain":"base","chain_id":8453,` +
+			`"address":"0x000000000000000000000000000000000000dEaD","key_version":1,"hash":"0x` + hash + `","v":0}`, false},
+		"ok simulation": {"SimulationResult", `{"chain":"base","chain_id":8453,"success":false,"gas_used":21000,"gas_estimate":0,` +
+			`"return_data":"0x","balance_changes":[{"address":"0x000000000000000000000000000000000000dEaD","asset":"native","delta":"-5"}],` +
+			`"partial":false,"revert_reason":"always reverts"}`, true},
+		"ok bundle wrapped":    {"SimulationBundleRequest", `{"transactions":[` + tx + `]}`, true},
+		"ok bundle bare array": {"SimulationBundleRequest", `[` + tx + `,` + tx + `]`, true},
+		"fail bundle empty":    {"SimulationBundleRequest", `{"transactions":[]}`, false},
+		"fail bundle 17":       {"SimulationBundleRequest", `[` + strings.TrimSuffix(strings.Repeat(tx+`,`, 17), `,`) + `]`, false},
+		"ok balance": {"Balance", `{"chain":"base","chain_id":8453,"address":"0x000000000000000000000000000000000000dEaD",` +
+			`"native":{"balance":"1000","formatted":"0.000000000000001","decimals":18},` +
+			`"tokens":[{"contract_address":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","balance":"0"}]}`, true},
 	}
 	metaBody, err := json.Marshal(map[string]any{"type": "password", "value": "x", "metadata": meta65})
 	require.NoError(t, err)

@@ -9,4 +9,5 @@ var (
 	ErrUnsupported   = errors.New("operation not supported")
 	ErrUnwrap        = errors.New("unwrapping key failed")
 	ErrClosed        = errors.New("key store closed")
+	ErrInvalidKey    = errors.New("invalid key material")
 )

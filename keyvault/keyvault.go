@@ -98,3 +98,21 @@ type DigestSigner interface {
 	Public() crypto.PublicKey
 	SignDigest(ctx context.Context, digest []byte) ([]byte, error)
 }
+
+// ImportKeyRequest brings an existing private key into a KeyStore. Private
+// is the 32-byte secp256k1 scalar or the 32-byte Ed25519 seed; callers wipe
+// it once ImportKey returns.
+type ImportKeyRequest struct {
+	Ref       KeyRef
+	Algorithm Algorithm // Secp256k1 or Ed25519
+	Private   []byte
+}
+
+// KeyImporter is the optional capability of a KeyStore to take in a private
+// key made elsewhere (a user's existing wallet). The key becomes as
+// unextractable as a generated one; the store derives the public key
+// itself. Callers find it with a type assertion and answer ErrUnsupported
+// when it is missing.
+type KeyImporter interface {
+	ImportKey(ctx context.Context, req ImportKeyRequest) (KeyInfo, error)
+}

@@ -42,6 +42,12 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		case route.Access == AdminOnly && (p.Type != auth.PrincipalUser || !isPlatformAdmin(p.PlatformRole)):
 			problem.Write(w, problem.New(http.StatusForbidden, problem.TypeForbidden, "this route is for administrators only"))
 			return
+		case route.Access == AgentIntents && p.Type != auth.PrincipalAgent:
+			problem.Write(w, problem.New(http.StatusForbidden, problem.TypeForbidden, "this route is for agents only"))
+			return
+		case route.Access == AgentIntents && !p.Agent.IntentsAPIEnabled:
+			problem.Write(w, problem.New(http.StatusForbidden, problem.TypeIntentsDisabled, "the agent's token does not enable the intents API (intents_api_enabled)"))
+			return
 		}
 		if slot, ok := r.Context().Value(principalSlotKey{}).(*string); ok {
 			*slot = p.ID

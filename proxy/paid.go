@@ -27,12 +27,23 @@ var meteringExempt = map[string]bool{
 }
 
 // signingPrefixes are the signing POSTs that are not counted (spec: "signing
-// POSTs not counted"). None exists yet; listed by pattern prefix.
+// POSTs not counted"), by pattern prefix, for routes still to come.
 var signingPrefixes = []string{"/v1/sign", "/v1/wallets/{id}/sign", "/v1/intents/{id}/sign"}
+
+// signingPOSTs are the agent signing routes of the Intents API (signature
+// quotas apply to them instead; simulation signs nothing and is counted).
+var signingPOSTs = map[string]bool{
+	"/v1/agents/{id}/sign":              true,
+	"/v1/agents/{id}/transactions":      true,
+	"/v1/agents/{id}/transactions/sign": true,
+}
 
 func isSigningPOST(rt *Route) bool {
 	if rt.Method != http.MethodPost {
 		return false
+	}
+	if signingPOSTs[rt.Pattern] {
+		return true
 	}
 	for _, p := range signingPrefixes {
 		if rt.Pattern == p || strings.HasPrefix(rt.Pattern, p+"/") {

@@ -48,6 +48,11 @@ func TestRouteClasses(t *testing.T) {
 		"share create":             {http.MethodPost, "/v1/secrets/{secret_id}/share", true, false, false},
 		"share access anonymous":   {http.MethodGet, "/v1/share/{id}", false, true, false},
 		"billing usage is metered": {http.MethodGet, "/v1/billing/usage", true, false, false},
+		"agent sign not counted":   {http.MethodPost, "/v1/agents/{id}/sign", false, false, true},
+		"transaction not counted":  {http.MethodPost, "/v1/agents/{id}/transactions", false, false, true},
+		"sign only not counted":    {http.MethodPost, "/v1/agents/{id}/transactions/sign", false, false, true},
+		"simulation is metered":    {http.MethodPost, "/v1/agents/{id}/transactions/simulate", true, false, true},
+		"signing key create":       {http.MethodPost, "/v1/agents/{id}/signing-keys", true, false, true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -22,6 +22,10 @@ const (
 	UserOnly
 	// AdminOnly routes need the admin or super-admin platform role.
 	AdminOnly
+	// AgentIntents routes (the Intents API) are for agents whose token
+	// carries intents_api_enabled: humans get 403 forbidden, agents without
+	// the flag 403 intents_disabled.
+	AgentIntents
 )
 
 // Route is one row of the route table.

@@ -24,6 +24,7 @@ import (
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/chainrpc"
 	"github.com/opencustody/ocv/proxy/edgetls"
 )
 
@@ -89,9 +90,11 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 			log.Warn("returning leased usage", "err", err)
 		}
 	}()
+	chains := chainrpc.NewPool(chainrpc.Config{})
+	defer chains.Close()
 	h := handlers.New(handlers.Deps{Store: db, Enclave: enclave, Minter: minter,
 		Verifier: verifier, OpenAPI: openapi, Identity: cfg.identity(), Mailer: mailer, IPRulesChanged: ipRules.Invalidate,
-		Webhooks: cfg.webhookOptions(), Metering: meter, Resources: db, Tiers: cfg.Metering.Tiers})
+		Webhooks: cfg.webhookOptions(), Metering: meter, Resources: db, Tiers: cfg.Metering.Tiers, Chains: chains})
 	if err := startWebhooks(bg, cfg, db, log.With("component", "webhooks")); err != nil {
 		return err
 	}

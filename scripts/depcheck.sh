@@ -12,7 +12,8 @@
 #     depends on no key holder (keyvault/pkcs11, keyvault/memstore, enclave/...) and no
 #     edge code (proxy/..., api/..., internal/store).
 #  4. Only cmd/ and choosers know concrete types: keyvault/memstore is imported by tests
-#     (and keyvault/...) only, and no non-test file declares func init().
+#     (and keyvault/...) only, and no non-test file declares func init(). test/evmnet and
+#     go-ethereum's simulated backend are reached from _test.go files only.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CGO_ENABLED=${CGO_ENABLED:-1}
@@ -101,6 +102,15 @@ while IFS='|' read -r pkg dir imports deps files; do
 		for i in "${imps[@]}"; do
 			if under "${i#"$mod"/}" keyvault/memstore; then
 				violation "$p" "imports keyvault/memstore outside a _test.go file"
+			fi
+		done
+	fi
+	# Test-only chains: the simulated EVM links a whole node into a binary.
+	if [[ $p != test/evmnet ]]; then
+		for d in "${dps[@]}"; do
+			r=${d#"$mod"/}
+			if [[ $r == test/evmnet || $r == github.com/ethereum/go-ethereum/ethclient/simulated ]]; then
+				violation "$p" "depends on $r outside a _test.go file (test-only simulated chain)"
 			fi
 		done
 	fi

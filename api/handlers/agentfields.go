@@ -236,6 +236,10 @@ func mergeGuardrails(stored []byte, set map[string]json.RawMessage) ([]byte, err
 	if len(out) > maxGuardrailBytes {
 		return nil, problem.BadRequest(problem.TypeInvalidRequest, "the guardrail fields are larger than 64 KiB")
 	}
+	// The signing guardrails must parse as the enclave will read them.
+	if _, err := policy.ParseGuardrails(m); err != nil {
+		return nil, problem.BadRequest(problem.TypeInvalidRequest, "invalid guardrail: "+err.Error())
+	}
 	return out, nil
 }
 

@@ -1,13 +1,16 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"net/http"
 	"time"
 
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/keyvault/chain/evm"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/metering"
@@ -46,13 +49,32 @@ func agentView(a store.Agent) map[string]any {
 	return out
 }
 
-// withUsage adds the read-only daily counters (zero until the Intents API).
-func withUsage(v map[string]any) map[string]any {
-	v["tx_count_today"] = 0
-	v["tx_spent_today_by_chain"] = map[string]any{}
+// withUsage adds the read-only counters of the agent's current UTC day:
+// transactions signed, native value spent per chain (in ETH units; all
+// chains with signing are EVM chains so far) and the deprecated total
+// tx_spent_today_eth.
+func (h *Handlers) withUsage(ctx context.Context, a store.Agent) (map[string]any, error) {
+	v := agentView(a)
+	count, spent, err := h.Store.AgentTxToday(ctx, a.OrgID, a.ID, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	byChain := map[string]string{}
+	total := new(big.Int)
+	for chain, wei := range spent {
+		n, ok := new(big.Int).SetString(wei, 10)
+		if !ok {
+			continue
+		}
+		byChain[chain] = evm.FormatEth(n)
+		total.Add(total, n)
+	}
+	v["tx_count_today"] = count
+	v["tx_spent_today_by_chain"] = byChain
 	v["tx_overhead_today_by_chain"] = map[string]any{}
-	v["tx_spent_today_eth"] = "0"
-	return v
+	v["tx_spent_today"] = evm.FormatEth(total)
+	v["tx_spent_today_eth"] = evm.FormatEth(total)
+	return v, nil
 }
 
 func agentNotFound(err error) error {
@@ -136,7 +158,11 @@ func (h *Handlers) GetAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return agentNotFound(err)
 	}
-	return writeJSON(w, http.StatusOK, withUsage(agentView(a)))
+	v, err := h.withUsage(r.Context(), a)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, v)
 }
 
 // AgentMe answers GET /v1/agents/me: the calling agent's own profile
@@ -151,7 +177,11 @@ func (h *Handlers) AgentMe(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return agentNotFound(err)
 	}
-	return writeJSON(w, http.StatusOK, withUsage(agentView(a)))
+	v, err := h.withUsage(r.Context(), a)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, v)
 }
 
 type directoryEntry struct {
@@ -243,7 +273,11 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry.Persisted()
 	h.agentRevoked(a)
-	return writeJSON(w, http.StatusOK, withUsage(agentView(a)))
+	v, err := h.withUsage(r.Context(), a)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, v)
 }
 
 type rotateKeyRequest struct {

@@ -41,6 +41,7 @@ type Store interface {
 	ShareStore
 	WebhookStore
 	AdminStore
+	SigningStore
 }
 
 // EnclaveState is what the proxy knows of its channel to the enclave.
@@ -58,6 +59,8 @@ type Enclave interface {
 	Seal(ctx context.Context, req wire.SealRequest) (wire.SealResponse, error)
 	Open(ctx context.Context, req wire.OpenRequest) ([]byte, error)
 	SealPolicySet(ctx context.Context, req wire.SealPolicySetRequest) ([]byte, error)
+	SigningKey(ctx context.Context, req wire.SigningKeyRequest) (wire.SigningKeyResponse, error)
+	SignIntent(ctx context.Context, req wire.SignIntentRequest) (wire.SignIntentResponse, error)
 	Attest(ctx context.Context, nonce []byte) ([]byte, error)
 	Health(ctx context.Context) (wire.HealthResponse, error)
 	PublicKeys(ctx context.Context) ([]wire.PublicKey, error)
@@ -84,6 +87,9 @@ type Deps struct {
 	Metering Metering
 	// Resources counts the capped resources for Metering.
 	Resources ResourceCounter
+	// Chains dials chains' RPC nodes for the Intents API; nil answers 503
+	// chain_unavailable where a node is needed.
+	Chains ChainDialer
 	// Tiers are the configured tier limits that the admin limits route
 	// reports; nil means metering.DefaultTiers().
 	Tiers metering.Tiers

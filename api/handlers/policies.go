@@ -172,6 +172,13 @@ func (in *policyRequest) rule(id string) (store.Policy, error) {
 	if p.TxConditions, err = objectField("tx_conditions", in.TxConditions, TxConditionFields); err != nil {
 		return store.Policy{}, err
 	}
+	if len(p.TxConditions) > 0 && string(p.TxConditions) != "{}" {
+		// The signer reads them with the same parser: refuse now what it
+		// would refuse at signing time.
+		if _, err := policy.ParseTxConditions(p.TxConditions); err != nil {
+			return store.Policy{}, problem.BadRequest(problem.TypeInvalidRequest, "invalid tx_conditions: "+err.Error())
+		}
+	}
 	if p.ConsensusTrigger, err = objectField("consensus_trigger", in.ConsensusTrigger, nil); err != nil {
 		return store.Policy{}, err
 	}

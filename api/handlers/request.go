@@ -21,25 +21,8 @@ const MaxJSONDepth = 64
 // trailing data, nesting at most MaxJSONDepth. The body size is bounded by
 // the server's limit middleware (413 past it).
 func decodeJSON(r *http.Request, v any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && mt != "application/problem+json") {
-			return problem.New(http.StatusUnsupportedMediaType, problem.TypeUnsupportedMedia, "the body must be application/json")
-		}
-	}
-	body, err := io.ReadAll(r.Body)
+	body, err := readJSONBody(r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return problem.New(http.StatusRequestEntityTooLarge, problem.TypeTooLarge,
-				fmt.Sprintf("the body is larger than %d bytes", mbe.Limit))
-		}
-		return problem.BadRequest(problem.TypeInvalidRequest, "the body could not be read")
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return problem.BadRequest(problem.TypeInvalidRequest, "a JSON body is required")
-	}
-	if err := checkDepth(body, MaxJSONDepth); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -51,6 +34,33 @@ func decodeJSON(r *http.Request, v any) error {
 		return problem.BadRequest(problem.TypeInvalidRequest, "malformed JSON: trailing data after the object")
 	}
 	return nil
+}
+
+// readJSONBody reads a JSON request body with decodeJSON's checks of
+// content type, size and nesting, and returns it undecoded.
+func readJSONBody(r *http.Request) ([]byte, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && mt != "application/problem+json") {
+			return nil, problem.New(http.StatusUnsupportedMediaType, problem.TypeUnsupportedMedia, "the body must be application/json")
+		}
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, problem.New(http.StatusRequestEntityTooLarge, problem.TypeTooLarge,
+				fmt.Sprintf("the body is larger than %d bytes", mbe.Limit))
+		}
+		return nil, problem.BadRequest(problem.TypeInvalidRequest, "the body could not be read")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, problem.BadRequest(problem.TypeInvalidRequest, "a JSON body is required")
+	}
+	if err := checkDepth(body, MaxJSONDepth); err != nil {
+		return nil, err
+	}
+	return body, nil
 }
 
 // describeJSONError says what is wrong without echoing submitted values.

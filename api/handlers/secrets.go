@@ -15,6 +15,7 @@ import (
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/policy"
 	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
 )
 
 // Secret limits (documented in api/openapi.yaml).
@@ -183,6 +184,10 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 	if sec.ExpiresAt != nil && !time.Now().Before(*sec.ExpiresAt) {
 		return problem.New(http.StatusGone, problem.TypeGone, "the secret expired at "+sec.ExpiresAt.UTC().Format(time.RFC3339))
 	}
+	if intentsKeyBlocked(p, sec.Type) {
+		return problem.New(http.StatusForbidden, problem.TypeForbidden,
+			"an agent with the intents API enabled signs through it and cannot read private_key or ssh_key secrets")
+	}
 	c, err := h.caller(r.Context())
 	if err != nil {
 		return err
@@ -257,4 +262,12 @@ func (h *Handlers) DeleteSecret(w http.ResponseWriter, r *http.Request) error {
 	entry.Persisted()
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// intentsKeyBlocked reports whether p may not read a secret of type typ:
+// an agent with the intents API enabled signs through the enclave and
+// never reads raw keys.
+func intentsKeyBlocked(p auth.Principal, typ string) bool {
+	return p.Type == auth.PrincipalAgent && p.Agent != nil && p.Agent.IntentsAPIEnabled &&
+		(typ == "private_key" || typ == "ssh_key")
 }

@@ -39,7 +39,22 @@ const (
 	TypeResourceLimitExceeded = "resource_limit_exceeded"
 	TypeIdempotencyInProgress = "idempotency_in_progress"
 	TypeIdempotencyMismatch   = "idempotency_mismatch"
+
+	// The Intents API. A guardrail refusal answers "guardrail_" + the name
+	// of the guardrail field that refused (Guardrail builds it).
+	TypeIntentsDisabled    = "intents_disabled"
+	TypeSimulationReverted = "simulation_reverted"
+	TypeChainUnavailable   = "chain_unavailable"
+	TypeBroadcastRejected  = "broadcast_rejected"
+	TypeUnsupportedChain   = "unsupported_chain"
+	guardrailPrefix        = "guardrail_"
 )
+
+// Guardrail is the 403 problem of a guardrail refusal, typed
+// "guardrail_<name>".
+func Guardrail(name, detail string) *Problem {
+	return New(http.StatusForbidden, guardrailPrefix+name, detail)
+}
 
 // Problem is an error with an HTTP answer. Detail is shown to the client, so
 // it never holds a secret value, key, token or password.

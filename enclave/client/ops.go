@@ -179,3 +179,34 @@ func (c *Client) SealPolicySet(ctx context.Context, req wire.SealPolicySetReques
 	}
 	return mac, nil
 }
+
+// SigningKey has the enclave make (or, with req.Private, import) version
+// req.Version of an agent's signing key for req.Chain and returns its
+// public key. It is never retried automatically: a retry of a made
+// version is a conflict (wire.ErrConflict).
+func (c *Client) SigningKey(ctx context.Context, req wire.SigningKeyRequest) (wire.SigningKeyResponse, error) {
+	var resp wire.SigningKeyResponse
+	cn, err := c.call(ctx, wire.OpSigningKey, false, &req, &resp)
+	if err != nil {
+		return wire.SigningKeyResponse{}, err
+	}
+	out := wire.SigningKeyResponse{Curve: resp.Curve, PublicKey: bytes.Clone(resp.PublicKey)}
+	c.put(cn)
+	return out, nil
+}
+
+// SignIntent has the enclave weigh and sign a structured request with an
+// agent's key. A guardrail refusal comes back as resp.Denied with no
+// error. Signing the same request twice gives equivalent answers, so a
+// lost channel is retried.
+func (c *Client) SignIntent(ctx context.Context, req wire.SignIntentRequest) (wire.SignIntentResponse, error) {
+	var resp wire.SignIntentResponse
+	cn, err := c.call(ctx, wire.OpSignIntent, true, &req, &resp)
+	if err != nil {
+		return wire.SignIntentResponse{}, err
+	}
+	out := wire.SignIntentResponse{Denied: resp.Denied, Detail: resp.Detail, Signature: bytes.Clone(resp.Signature),
+		Digest: bytes.Clone(resp.Digest), SignedTx: bytes.Clone(resp.SignedTx), TxHash: bytes.Clone(resp.TxHash)}
+	c.put(cn)
+	return out, nil
+}

@@ -15,10 +15,12 @@ const (
 	OpHealth        Op = 7
 	OpSignAuditHead Op = 8
 	OpSealPolicySet Op = 9
+	OpSigningKey    Op = 10
+	OpSignIntent    Op = 11
 )
 
 // Valid reports whether op is a known operation.
-func (op Op) Valid() bool { return op >= OpAttest && op <= OpSealPolicySet }
+func (op Op) Valid() bool { return op >= OpAttest && op <= OpSignIntent }
 
 // String names the operation for logs.
 func (op Op) String() string {
@@ -41,6 +43,10 @@ func (op Op) String() string {
 		return "sign_audit_head"
 	case OpSealPolicySet:
 		return "seal_policy_set"
+	case OpSigningKey:
+		return "signing_key"
+	case OpSignIntent:
+		return "sign_intent"
 	default:
 		return "unknown"
 	}

@@ -12,21 +12,26 @@ import (
 func sampleMessages() map[string]struct{ in, out Message } {
 	hash := [32]byte{1, 2, 3}
 	return map[string]struct{ in, out Message }{
-		"attest request":   {&AttestRequest{Nonce: bytes.Repeat([]byte{7}, 32), ProxyPublicKey: bytes.Repeat([]byte{9}, 32)}, &AttestRequest{}},
-		"attest response":  {&AttestResponse{Document: []byte("doc")}, &AttestResponse{}},
-		"create kek":       {&CreateKEKRequest{OrgID: "org", VaultID: "vault"}, &CreateKEKRequest{}},
-		"create kek reply": {&CreateKEKResponse{KEKVersion: 3}, &CreateKEKResponse{}},
-		"seal":             {&SealRequest{OrgID: "o", VaultID: "v", Path: "a/b", SecretVersion: 2, KEKVersion: 1, Plaintext: []byte("pt")}, &SealRequest{}},
-		"seal with caller": {&SealRequest{OrgID: "o", VaultID: "v", Path: "a/b", Plaintext: []byte("pt"), Token: "h.p.s", PolicySet: []byte("OCVPSET"), PolicyMAC: bytes.Repeat([]byte{3}, PolicyMACLen), ClientIP: "2001:db8::1"}, &SealRequest{}},
-		"seal reply":       {&SealResponse{KEKVersion: 1, WrappedDEK: []byte("w"), Ciphertext: []byte("c")}, &SealResponse{}},
-		"open":             {&OpenRequest{OrgID: "o", VaultID: "v", Path: "p", SecretVersion: 9, WrappedDEK: []byte("w"), Ciphertext: []byte("c")}, &OpenRequest{}},
-		"open with caller": {&OpenRequest{OrgID: "o", VaultID: "v", Path: "p", WrappedDEK: []byte("w"), Ciphertext: []byte("c"), Token: "h.p.s", PolicySet: []byte("set"), PolicyMAC: bytes.Repeat([]byte{4}, PolicyMACLen), ClientIP: "192.0.2.7"}, &OpenRequest{}},
-		"open reply":       {&OpenResponse{Plaintext: []byte("pt")}, &OpenResponse{}},
-		"seal policy set":  {&SealPolicySetRequest{OrgID: "o", VaultID: "v", Version: 7, Set: []byte("OCVPSET\x01"), ChangerToken: "h.p.s"}, &SealPolicySetRequest{}},
-		"policy set mac":   {&SealPolicySetResponse{MAC: bytes.Repeat([]byte{5}, PolicyMACLen)}, &SealPolicySetResponse{}},
-		"sign jwt":         {&SignJWTRequest{Claims: []byte(`{"sub":"x"}`)}, &SignJWTRequest{}},
-		"sign jwt reply":   {&SignJWTResponse{Token: "a.b.c", KID: "ocv-jwt-v1"}, &SignJWTResponse{}},
-		"public keys":      {&PublicKeysRequest{}, &PublicKeysRequest{}},
+		"attest request":     {&AttestRequest{Nonce: bytes.Repeat([]byte{7}, 32), ProxyPublicKey: bytes.Repeat([]byte{9}, 32)}, &AttestRequest{}},
+		"attest response":    {&AttestResponse{Document: []byte("doc")}, &AttestResponse{}},
+		"create kek":         {&CreateKEKRequest{OrgID: "org", VaultID: "vault"}, &CreateKEKRequest{}},
+		"create kek reply":   {&CreateKEKResponse{KEKVersion: 3}, &CreateKEKResponse{}},
+		"seal":               {&SealRequest{OrgID: "o", VaultID: "v", Path: "a/b", SecretVersion: 2, KEKVersion: 1, Plaintext: []byte("pt")}, &SealRequest{}},
+		"seal with caller":   {&SealRequest{OrgID: "o", VaultID: "v", Path: "a/b", Plaintext: []byte("pt"), Token: "h.p.s", PolicySet: []byte("OCVPSET"), PolicyMAC: bytes.Repeat([]byte{3}, PolicyMACLen), ClientIP: "2001:db8::1"}, &SealRequest{}},
+		"seal reply":         {&SealResponse{KEKVersion: 1, WrappedDEK: []byte("w"), Ciphertext: []byte("c")}, &SealResponse{}},
+		"open":               {&OpenRequest{OrgID: "o", VaultID: "v", Path: "p", SecretVersion: 9, WrappedDEK: []byte("w"), Ciphertext: []byte("c")}, &OpenRequest{}},
+		"open with caller":   {&OpenRequest{OrgID: "o", VaultID: "v", Path: "p", WrappedDEK: []byte("w"), Ciphertext: []byte("c"), Token: "h.p.s", PolicySet: []byte("set"), PolicyMAC: bytes.Repeat([]byte{4}, PolicyMACLen), ClientIP: "192.0.2.7"}, &OpenRequest{}},
+		"open reply":         {&OpenResponse{Plaintext: []byte("pt")}, &OpenResponse{}},
+		"seal policy set":    {&SealPolicySetRequest{OrgID: "o", VaultID: "v", Version: 7, Set: []byte("OCVPSET\x01"), ChangerToken: "h.p.s"}, &SealPolicySetRequest{}},
+		"policy set mac":     {&SealPolicySetResponse{MAC: bytes.Repeat([]byte{5}, PolicyMACLen)}, &SealPolicySetResponse{}},
+		"signing key":        {&SigningKeyRequest{Token: "h.p.s", OrgID: "o", AgentID: "a", Chain: "ethereum", Version: 2, Private: bytes.Repeat([]byte{1}, 32)}, &SigningKeyRequest{}},
+		"signing key reply":  {&SigningKeyResponse{Curve: "secp256k1", PublicKey: bytes.Repeat([]byte{4}, 65)}, &SigningKeyResponse{}},
+		"sign intent":        {&SignIntentRequest{Token: "h.p.s", OrgID: "o", AgentID: "a", Chain: "base", KeyVersion: 1, Kind: IntentTransaction, Payload: []byte(`{}`), Context: []byte(`{}`)}, &SignIntentRequest{}},
+		"sign intent reply":  {&SignIntentResponse{Signature: bytes.Repeat([]byte{1}, 65), Digest: hash[:], SignedTx: []byte{2, 3}, TxHash: hash[:]}, &SignIntentResponse{}},
+		"sign intent denied": {&SignIntentResponse{Denied: "tx_to_allowlist", Detail: "d"}, &SignIntentResponse{}},
+		"sign jwt":           {&SignJWTRequest{Claims: []byte(`{"sub":"x"}`)}, &SignJWTRequest{}},
+		"sign jwt reply":     {&SignJWTResponse{Token: "a.b.c", KID: "ocv-jwt-v1"}, &SignJWTResponse{}},
+		"public keys":        {&PublicKeysRequest{}, &PublicKeysRequest{}},
 		"public keys reply": {&PublicKeysResponse{Keys: []PublicKey{
 			{KID: "k1", Alg: "ES256", Curve: "P-256", X: bytes.Repeat([]byte{1}, 32), Y: bytes.Repeat([]byte{2}, 32)},
 			{KID: "k2", Alg: "ES256", Curve: "P-256", X: bytes.Repeat([]byte{3}, 32), Y: bytes.Repeat([]byte{4}, 32)},
@@ -128,12 +133,12 @@ func TestCodeMapping(t *testing.T) {
 }
 
 func TestOps(t *testing.T) {
-	for op := OpAttest; op <= OpSealPolicySet; op++ {
+	for op := OpAttest; op <= OpSignIntent; op++ {
 		require.True(t, op.Valid())
 		require.NotEqual(t, "unknown", op.String())
 	}
-	require.Equal(t, "seal_policy_set", OpSealPolicySet.String())
-	require.False(t, (OpSealPolicySet + 1).Valid())
+	require.Equal(t, "sign_intent", OpSignIntent.String())
+	require.False(t, (OpSignIntent + 1).Valid())
 	require.False(t, Op(0).Valid())
 }
 

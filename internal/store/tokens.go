@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -76,4 +77,20 @@ func (s *Store) DeleteToken(ctx context.Context, chain, address string, ev *audi
 		}
 		return insertEvent(ctx, tx, ev)
 	})
+}
+
+// KnownTokenOf returns the registry entry of a token on chain (EVM
+// addresses lowercase); ErrNotFound when the token is not registered.
+func (s *Store) KnownTokenOf(ctx context.Context, chain, address string) (KnownToken, error) {
+	var k KnownToken
+	err := s.pool.QueryRow(ctx, `SELECT chain, contract_address, symbol, decimals, name, created_at FROM known_tokens
+		WHERE chain = $1 AND contract_address = $2`, chain, address).Scan(&k.Chain, &k.ContractAddress, &k.Symbol,
+		&k.Decimals, &k.Name, &k.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return KnownToken{}, fmt.Errorf("token %s: %w", address, ErrNotFound)
+	}
+	if err != nil {
+		return KnownToken{}, fmt.Errorf("reading token: %w", err)
+	}
+	return k, nil
 }

@@ -27,6 +27,7 @@ func Exercise(t *testing.T, ks keyvault.KeyStore) {
 	t.Run("sign", x.sign)
 	t.Run("wrap", x.wrap)
 	t.Run("mac", x.mac)
+	t.Run("import", x.importKeys)
 	t.Run("destroy", x.destroy)
 	t.Run("context canceled", x.canceled)
 	t.Run("concurrent", x.concurrent)

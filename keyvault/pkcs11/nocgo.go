@@ -65,3 +65,8 @@ var (
 	_ keyvault.KeyWrapper = (*Store)(nil)
 	_ keyvault.MACer      = (*Store)(nil)
 )
+
+// ImportKey answers keyvault.ErrUnsupported.
+func (*Store) ImportKey(context.Context, keyvault.ImportKeyRequest) (keyvault.KeyInfo, error) {
+	return keyvault.KeyInfo{}, errNoCgo
+}

@@ -95,10 +95,20 @@ type client struct {
 	token   atomic.Pointer[string]
 }
 
-// call sends one JSON request and decodes a JSON answer into out when the
-// status is want. Error bodies are not echoed: they could carry request
-// data, and the status says enough for a load generator.
+// call sends one JSON request with the user's token and decodes a JSON
+// answer into out when the status is want.
 func (c *client) call(ctx context.Context, method, path string, in, out any, want int) error {
+	var tok string
+	if p := c.token.Load(); p != nil {
+		tok = *p
+	}
+	return c.callAs(ctx, tok, method, path, in, out, want)
+}
+
+// callAs is call with the bearer token tok; "" sends no Authorization
+// header. Error bodies are not echoed: they could carry request data, and
+// the status says enough for a load generator.
+func (c *client) callAs(ctx context.Context, tok, method, path string, in, out any, want int) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -114,8 +124,8 @@ func (c *client) call(ctx context.Context, method, path string, in, out any, wan
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if tok := c.token.Load(); tok != nil {
-		req.Header.Set("Authorization", "Bearer "+*tok)
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -209,10 +219,17 @@ func renewEvery(ttl time.Duration) time.Duration {
 	return min(maxRelogin, max(ttl*2/3, 10*time.Second))
 }
 
-// keepToken re-issues the token until ctx ends, so that runs longer than
-// the token's lifetime keep working. The first interval comes from the
+// keepToken re-issues the user's token until ctx ends, so that runs longer
+// than the token's lifetime keep working. The first interval comes from the
 // setup's sign-in.
 func (c *client) keepToken(ctx context.Context, ttl time.Duration) {
+	keepRenewing(ctx, "token", ttl, c.login)
+}
+
+// keepRenewing calls renew (which stores a fresh token of the kind what)
+// until ctx ends, at the interval renewEvery derives from the last
+// lifetime, starting from ttl.
+func keepRenewing(ctx context.Context, what string, ttl time.Duration, renew func(context.Context) (time.Duration, error)) {
 	wait := renewEvery(ttl)
 	for {
 		select {
@@ -221,11 +238,11 @@ func (c *client) keepToken(ctx context.Context, ttl time.Duration) {
 		case <-time.After(wait):
 		}
 		lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		got, err := c.login(lctx)
+		got, err := renew(lctx)
 		cancel()
 		if err != nil {
 			if ctx.Err() == nil {
-				fmt.Fprintf(os.Stderr, "bench: renewing token failed, retrying in 30s: %v\n", err)
+				fmt.Fprintf(os.Stderr, "bench: renewing %s failed, retrying in 30s: %v\n", what, err)
 			}
 			wait = 30 * time.Second
 			continue

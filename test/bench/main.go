@@ -36,6 +36,7 @@ type config struct {
 	scenarios           []string
 	valueSize, readKeys int
 	h2, json, remote    bool
+	softhsmModule       string // the SoftHSM2 library hsmraw opens
 }
 
 func main() {
@@ -75,12 +76,14 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each measured window")
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "per-request timeout")
 	fs.StringVar(&conc, "concurrency", "1,16", "comma-separated numbers of closed-loop workers")
-	fs.StringVar(&scen, "scenarios", "write,read", "comma-separated scenarios: write, read, health, authget")
+	fs.StringVar(&scen, "scenarios", defaultScenarios, "comma-separated scenarios: "+strings.Join(knownScenarios, ", "))
 	fs.IntVar(&cfg.valueSize, "value-size", 64, "secret value size in bytes")
 	fs.IntVar(&cfg.readKeys, "read-keys", 1000, "secrets written before the read scenario and read round-robin")
 	fs.BoolVar(&cfg.h2, "h2", false, "use HTTP/2 (one multiplexed connection) instead of HTTP/1.1 keep-alive connections")
 	fs.BoolVar(&cfg.json, "json", false, "also print the results as JSON")
 	fs.BoolVar(&cfg.remote, "allow-remote", false, "allow a -url that is not a loopback address")
+	fs.StringVar(&cfg.softhsmModule, "softhsm-module", envOr("OCV_SOFTHSM2_MODULE", defaultSoftHSMModule),
+		"SoftHSM2 PKCS#11 library for hsmraw (env OCV_SOFTHSM2_MODULE)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -108,6 +111,8 @@ func parseFlags(args []string) (config, error) {
 		return config{}, fmt.Errorf("%w: -value-size must be in [1, %d]", ErrInvalidFlag, maxValueSize)
 	case cfg.readKeys < 1 || cfg.readKeys > maxReadKeys:
 		return config{}, fmt.Errorf("%w: -read-keys must be in [1, %d]", ErrInvalidFlag, maxReadKeys)
+	case slices.Contains(cfg.scenarios, "hsmraw") && cfg.softhsmModule == "":
+		return config{}, fmt.Errorf("%w: hsmraw needs -softhsm-module", ErrInvalidFlag)
 	}
 	return cfg, nil
 }
@@ -129,8 +134,12 @@ func parseConcurrency(s string) ([]int, error) {
 }
 
 // knownScenarios are the names -scenarios accepts: the secret scenarios,
-// and the pipeline scenarios of pipeline.go.
-var knownScenarios = []string{"write", "read", "health", "authget"}
+// the pipeline scenarios of pipeline.go, the signing scenarios of
+// signing.go and the raw HSM rate of hsmraw.go.
+var knownScenarios = []string{"write", "read", "health", "authget", "personalsign", "txsign", "hsmraw"}
+
+// defaultScenarios is what runs without -scenarios.
+const defaultScenarios = "write,read,personalsign,txsign,hsmraw"
 
 func parseScenarios(s string) ([]string, error) {
 	var out []string
@@ -163,64 +172,53 @@ func commandLine(args []string) string {
 
 // bench runs the whole matrix and prints the report. Interrupting it
 // (Ctrl-C) ends the current cell early and prints what was measured.
-func bench(ctx context.Context, cfg config, cmd string) error {
-	maxConc := slices.Max(cfg.concurrency)
-	tr, err := newTransport(cfg.cacert, max(maxConc, minPrewriters), cfg.h2)
-	if err != nil {
-		return err
-	}
-	defer tr.CloseIdleConnections()
-	hc := &http.Client{
-		Transport: tr,
-		Timeout:   cfg.timeout,
-		// Only the given URL is loaded: a redirect is an answer, never followed.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	c := &client{http: hc, base: cfg.target.String()}
-
-	setupCtx, cancelSetup := context.WithTimeout(ctx, setupTimeout)
-	defer cancelSetup()
-	proto, err := c.health(setupCtx)
-	if err != nil {
-		return err
-	}
-	logf("stack at %s answers over %s; signing up a bench user", c.base, proto)
-	ttl, err := c.setup(setupCtx)
-	if err != nil {
-		return err
-	}
-	tokenCtx, stopToken := context.WithCancel(ctx)
-	defer stopToken()
-	go c.keepToken(tokenCtx, ttl)
-
-	sec, err := newSecrets(c, cfg.valueSize, cfg.readKeys)
-	if err != nil {
-		return err
-	}
-	if slices.Contains(cfg.scenarios, "read") {
-		logf("writing %d secrets for the read scenario", cfg.readKeys)
-		if err := sec.prewrite(setupCtx, hc, max(maxConc, minPrewriters)); err != nil {
+func bench(ctx context.Context, cfg config, cmd string) (err error) {
+	var hc *http.Client // nil when no scenario talks to the stack (hsmraw alone)
+	if needsStack(cfg.scenarios) {
+		tr, err := newTransport(cfg.cacert, max(slices.Max(cfg.concurrency), minPrewriters), cfg.h2)
+		if err != nil {
 			return err
 		}
+		defer tr.CloseIdleConnections()
+		hc = &http.Client{
+			Transport: tr,
+			Timeout:   cfg.timeout,
+			// Only the given URL is loaded: a redirect is an answer, never followed.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
 	}
+
+	runCtx, stopRenewing := context.WithCancel(ctx)
+	defer stopRenewing()
+	setupCtx, cancelSetup := context.WithTimeout(ctx, setupTimeout)
+	defer cancelSetup()
+	tg, err := setUp(setupCtx, runCtx, cfg, hc)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, tg.Close()) }()
 	cancelSetup()
 
-	rep := Report{Command: cmd, Started: time.Now(), URL: c.base, Protocol: proto, Duration: cfg.duration.String(),
+	rep := Report{Command: cmd, Started: time.Now(), URL: cfg.target.String(), Protocol: tg.proto, Duration: cfg.duration.String(),
 		Warmup: cfg.warmup.String(), Value: cfg.valueSize, ReadKeys: cfg.readKeys}
 	for _, name := range cfg.scenarios {
-		sc := scenarioFor(name, c, sec)
+		sc, err := tg.scenario(name)
+		if err != nil {
+			return err
+		}
 		for _, conc := range cfg.concurrency {
 			if ctx.Err() != nil {
 				break
 			}
-			logf("%s at concurrency %d: %s warm-up + %s", name, conc, cfg.warmup, cfg.duration)
+			logf("%s at concurrency %d: %s warm-up + %s", sc.name, conc, cfg.warmup, cfg.duration)
 			res := run(ctx, hc, sc, conc, cfg.warmup, cfg.duration)
 			if res.OK == 0 {
-				logf("%s at concurrency %d: no successful request (errors %s)", name, conc, errorCell(res.Errors))
+				logf("%s at concurrency %d: no successful request (errors %s)", sc.name, conc, errorCell(res.Errors))
 			}
 			rep.Results = append(rep.Results, res)
 		}
 	}
+	rep.Ratios = signingRatios(rep.Results)
 	var failed uint64
 	for _, r := range rep.Results {
 		failed += r.Requests - r.OK

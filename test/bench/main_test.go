@@ -42,14 +42,27 @@ func TestCheckTarget(t *testing.T) {
 
 func TestParseFlags(t *testing.T) {
 	tests := map[string]struct {
-		args    []string
-		wantErr error
+		args          []string
+		wantScenarios []string
+		wantConc      []int
+		wantErr       error
 	}{
-		"ok defaults":           {},
-		"ok full":               {args: []string{"-concurrency", "1, 4,64", "-scenarios", "read", "-value-size", "1024", "-h2", "-json"}},
-		"ok pipeline scenarios": {args: []string{"-scenarios", "health,authget", "-concurrency", "16"}},
-		"fail concurrency nan":  {args: []string{"-concurrency", "1,x"}, wantErr: ErrInvalidFlag},
-		"fail concurrency 0":    {args: []string{"-concurrency", "0"}, wantErr: ErrInvalidFlag},
+		"ok defaults": {wantScenarios: []string{"write", "read", "personalsign", "txsign", "hsmraw"}, wantConc: []int{1, 16}},
+		"ok full": {args: []string{"-concurrency", "1, 4,64", "-scenarios", "read", "-value-size", "1024", "-h2", "-json"},
+			wantScenarios: []string{"read"}, wantConc: []int{1, 4, 64}},
+		"ok pipeline scenarios": {args: []string{"-scenarios", "health,authget", "-concurrency", "16"},
+			wantScenarios: []string{"health", "authget"}, wantConc: []int{16}},
+		"ok signing scenarios": {args: []string{"-scenarios", "personalsign, txsign,hsmraw,txsign"},
+			wantScenarios: []string{"personalsign", "txsign", "hsmraw"}, wantConc: []int{1, 16}},
+		"ok hsmraw alone": {args: []string{"-scenarios", "hsmraw", "-softhsm-module", "/opt/softhsm.so"},
+			wantScenarios: []string{"hsmraw"}, wantConc: []int{1, 16}},
+		// The module is only needed when hsmraw runs.
+		"ok no module without hsmraw": {args: []string{"-scenarios", "txsign", "-softhsm-module", ""},
+			wantScenarios: []string{"txsign"}, wantConc: []int{1, 16}},
+		"fail hsmraw without module":   {args: []string{"-scenarios", "hsmraw", "-softhsm-module", ""}, wantErr: ErrInvalidFlag},
+		"fail scenario name in report": {args: []string{"-scenarios", "hsm-raw-secp256k1"}, wantErr: ErrInvalidFlag},
+		"fail concurrency nan":         {args: []string{"-concurrency", "1,x"}, wantErr: ErrInvalidFlag},
+		"fail concurrency 0":           {args: []string{"-concurrency", "0"}, wantErr: ErrInvalidFlag},
 		// A repeated level would overwrite the earlier level's write paths.
 		"fail concurrency twice": {args: []string{"-concurrency", "4,4"}, wantErr: ErrInvalidFlag},
 		"fail scenario":          {args: []string{"-scenarios", "write,delete"}, wantErr: ErrInvalidFlag},
@@ -63,8 +76,13 @@ func TestParseFlags(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("OCV_BENCH_URL", "")
-			_, err := parseFlags(tc.args)
+			t.Setenv("OCV_SOFTHSM2_MODULE", "")
+			cfg, err := parseFlags(tc.args)
 			require.ErrorIs(t, err, tc.wantErr)
+			if tc.wantErr == nil {
+				require.Equal(t, tc.wantScenarios, cfg.scenarios)
+				require.Equal(t, tc.wantConc, cfg.concurrency)
+			}
 		})
 	}
 }

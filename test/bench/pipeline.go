@@ -53,17 +53,3 @@ func (c *client) authGetScenario() scenario {
 		},
 	}
 }
-
-// scenarioFor returns the named scenario (one of knownScenarios).
-func scenarioFor(name string, c *client, sec *secrets) scenario {
-	switch name {
-	case "read":
-		return sec.read()
-	case "health":
-		return c.healthScenario()
-	case "authget":
-		return c.authGetScenario()
-	default:
-		return sec.write()
-	}
-}

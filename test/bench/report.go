@@ -42,6 +42,8 @@ type Report struct {
 	Value    int       `json:"value_size"`
 	ReadKeys int       `json:"read_keys"`
 	Results  []Result  `json:"results"`
+	// Ratios compares the signing scenarios with the raw HSM rate (ratio.go).
+	Ratios []Ratio `json:"ratios,omitempty"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -80,7 +82,8 @@ func errorCell(errs map[string]uint64) string {
 
 func msCell(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + " ms" }
 
-// writeMarkdown prints the header lines and the results table.
+// writeMarkdown prints the header lines, the results table and the
+// signing ratios.
 func writeMarkdown(w io.Writer, rep Report) {
 	fmt.Fprintf(w, "```\n%s\n```\n\n", rep.Command)
 	fmt.Fprintf(w, "Target %s (%s), %s per cell after %s warm-up, %d-byte values, %d read keys, started %s.\n",
@@ -96,6 +99,7 @@ func writeMarkdown(w io.Writer, rep Report) {
 		fmt.Fprintf(w, "| %s | %d | %d | %s | %.1f | %s | %s | %s | %s |\n", name, r.Concurrency, r.Requests,
 			errorCell(r.Errors), r.RPS, msCell(r.P50Ms), msCell(r.P90Ms), msCell(r.P99Ms), msCell(r.MaxMs))
 	}
+	writeRatios(w, rep.Ratios)
 }
 
 // writeJSON prints the report as one JSON line in a fenced block, so the

@@ -18,6 +18,7 @@ const (
 	errTransport = "transport" // no answer: refused, reset, TLS failure
 	errTimeout   = "timeout"   // no answer within -timeout
 	errBadBody   = "bad-body"  // a 2xx whose body is not what was written
+	errHSM       = "hsm"       // an in-process HSM operation failed (hsmraw)
 )
 
 // errorBackoff keeps a worker whose requests fail without an answer (a
@@ -31,6 +32,22 @@ type scenario struct {
 	request func(ctx context.Context, w, i, c int) (*http.Request, error)
 	// verify checks the body of a 2xx answer; nil accepts any.
 	verify func(body []byte) bool
+	// local, when set, replaces the HTTP request: worker w's i-th
+	// operation runs inside the bench process (hsmraw) and is timed like
+	// a request; an error counts in the "hsm" class.
+	local func(ctx context.Context, w, i, c int) error
+}
+
+// exec performs one operation of sc: the local operation, or sending req.
+// A local success reads as status 200 with no body.
+func (sc scenario) exec(ctx context.Context, hc *http.Client, req *http.Request, w, i, c int, buf *bytes.Buffer) (int, []byte, error) {
+	if sc.local == nil {
+		return send(hc, req, buf)
+	}
+	if err := sc.local(ctx, w, i, c); err != nil {
+		return 0, nil, fmt.Errorf("%w: %w", ErrHSM, err)
+	}
+	return http.StatusOK, nil, nil
 }
 
 // secrets builds the requests of the secret scenarios for one vault.
@@ -204,13 +221,16 @@ func worker(ctx context.Context, hc *http.Client, sc scenario, w, conc int, meas
 		bodyBuf = &buf
 	}
 	for i := 0; ctx.Err() == nil && time.Now().Before(stopAt); i++ {
-		req, err := sc.request(ctx, w, i, conc)
-		if err != nil {
-			st.errors[errTransport]++
-			return
+		var req *http.Request
+		if sc.local == nil {
+			var err error
+			if req, err = sc.request(ctx, w, i, conc); err != nil {
+				st.errors[errTransport]++
+				return
+			}
 		}
 		start := time.Now()
-		status, body, err := send(hc, req, bodyBuf)
+		status, body, err := sc.exec(ctx, hc, req, w, i, conc, bodyBuf)
 		end := time.Now()
 		if ctx.Err() != nil {
 			return // interrupted: the failure is ours, not the server's
@@ -241,6 +261,9 @@ func worker(ctx context.Context, hc *http.Client, sc scenario, w, conc int, meas
 
 // classify names a failed request's error class without its text.
 func classify(err error) string {
+	if errors.Is(err, ErrHSM) {
+		return errHSM
+	}
 	var te interface{ Timeout() bool }
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &te) && te.Timeout()) {
 		return errTimeout

@@ -140,7 +140,7 @@ func Start(t testing.TB, opts ...Option) *Stack {
 		// resource_limit_exceeded; metering tests set their own with
 		// WithProxyEnv, which comes later and wins.
 		"OCV_TIER_FREE_REQUESTS=unlimited", "OCV_TIER_FREE_VAULTS=unlimited",
-		"OCV_TIER_FREE_SECRETS=unlimited", "OCV_TIER_FREE_AGENTS=unlimited",
+		"OCV_TIER_FREE_SECRETS=unlimited", "OCV_TIER_FREE_AGENTS=unlimited", "OCV_TIER_FREE_WALLETS=unlimited",
 	}
 	s.proxyArgs = append(env, o.proxyEnv...)
 	s.proxy = s.run("proxy", Bin(t, "ocv-proxy"), s.proxyArgs)

@@ -48,3 +48,7 @@ func toWire(err error) error {
 	}
 	return fmt.Errorf("%w: %w", sentinel, err)
 }
+
+func isInvalidKey(err error) bool { return errors.Is(err, keyvault.ErrInvalidKey) }
+
+func isAlreadyExists(err error) bool { return errors.Is(err, keyvault.ErrAlreadyExists) }

@@ -182,6 +182,26 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 			return out, err
 		}
 		return (&wire.SealPolicySetResponse{MAC: mac}).Append(out)
+	case wire.OpSigningKey:
+		var req wire.SigningKeyRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		resp, err := h.SigningKey(ctx, &req)
+		if err != nil {
+			return out, err
+		}
+		return resp.Append(out)
+	case wire.OpSignIntent:
+		var req wire.SignIntentRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		resp, err := h.SignIntent(ctx, &req)
+		if err != nil {
+			return out, err
+		}
+		return resp.Append(out)
 	default:
 		return out, fmt.Errorf("%w: unknown op", wire.ErrBadRequest)
 	}

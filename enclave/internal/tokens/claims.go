@@ -25,7 +25,10 @@ type Claims struct {
 	// (no scope check) from an empty list (no path is in scope).
 	Scopes    []string
 	HasScopes bool
-	ExpiresAt time.Time
+	// IntentsAPIEnabled is the agent's intents_api_enabled claim: signing
+	// needs it.
+	IntentsAPIEnabled bool
+	ExpiresAt         time.Time
 }
 
 // maxScopes bounds the scopes claim; the token length bounds it anyway.
@@ -84,6 +87,11 @@ func claimsOf(fields map[string]json.RawMessage, audience string) (Claims, error
 	if raw, ok := fields["environment"]; ok && !isNull(raw) {
 		if json.Unmarshal(raw, &c.Environment) != nil {
 			return Claims{}, invalid("environment is not a string")
+		}
+	}
+	if raw, ok := fields["intents_api_enabled"]; ok && !isNull(raw) {
+		if json.Unmarshal(raw, &c.IntentsAPIEnabled) != nil {
+			return Claims{}, invalid("intents_api_enabled is not a boolean")
 		}
 	}
 	if raw, ok := fields["scopes"]; ok && !isNull(raw) {

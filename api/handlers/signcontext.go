@@ -1,0 +1,146 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/policy"
+)
+
+// evmDecimals is the number of decimals of an EVM chain's native asset.
+const evmDecimals = 18
+
+// guardrailsOf parses the agent's stored guardrail fields. A stored value
+// that no longer parses denies (fail closed).
+func guardrailsOf(a store.Agent) (map[string]json.RawMessage, policy.Guardrails, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(guardrailsOrEmptyJSON(a.Guardrails), &fields); err != nil {
+		return nil, policy.Guardrails{}, problem.Guardrail(policy.GuardrailDecode, "the agent's guardrails could not be read")
+	}
+	g, err := policy.ParseGuardrails(fields)
+	if err != nil {
+		return nil, policy.Guardrails{}, problem.Guardrail(policy.GuardrailDecode, "the agent's guardrails could not be read")
+	}
+	return fields, g, nil
+}
+
+func guardrailsOrEmptyJSON(b []byte) []byte {
+	if len(b) == 0 {
+		return []byte("{}")
+	}
+	return b
+}
+
+// txRulesOf returns the agent's tx_conditions rules for the enclave.
+func (h *Handlers) txRulesOf(ctx context.Context, a store.Agent) ([]wire.SignRule, error) {
+	rows, err := h.Store.AgentTxRules(ctx, a.OrgID, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wire.SignRule, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, wire.SignRule{Effect: r.Effect, Priority: r.Priority, Conditions: r.Conditions, ExpiresAt: r.ExpiresAt})
+	}
+	return out, nil
+}
+
+// signRequest is one sign intent on its way to the enclave.
+type signRequest struct {
+	agent   store.Agent
+	key     store.SigningKey
+	chain   store.Chain
+	kind    string
+	payload []byte
+	// counters are the day's counters before this request (transactions).
+	counters   store.TxCounters
+	tokenKnown bool
+}
+
+// enclaveSign sends req to the enclave and turns a guardrail refusal into
+// its 403 problem.
+func (h *Handlers) enclaveSign(r *http.Request, req signRequest) (wire.SignIntentResponse, error) {
+	ctx := r.Context()
+	fields, _, err := guardrailsOf(req.agent)
+	if err != nil {
+		return wire.SignIntentResponse{}, err
+	}
+	rules, err := h.txRulesOf(ctx, req.agent)
+	if err != nil {
+		return wire.SignIntentResponse{}, err
+	}
+	sc := wire.SignContext{Chain: req.chain.ID, ChainID: uint64(req.chain.ChainID), Guardrails: fields, Rules: rules,
+		TokenKnown: req.tokenKnown, Counters: wire.SignCounters{CountToday: req.counters.CountToday,
+			CountTodayChain: req.counters.CountTodayChain}}
+	if req.counters.SpentTodayChain != nil {
+		sc.Counters.SpentTodayChain = req.counters.SpentTodayChain.String()
+	}
+	scJSON, err := json.Marshal(sc)
+	if err != nil {
+		return wire.SignIntentResponse{}, fmt.Errorf("encoding sign context: %w", err)
+	}
+	c, err := h.caller(ctx)
+	if err != nil {
+		return wire.SignIntentResponse{}, err
+	}
+	resp, err := h.Enclave.SignIntent(ctx, wire.SignIntentRequest{Token: c.Token, OrgID: req.agent.OrgID, AgentID: req.agent.ID,
+		Chain: req.key.Chain, KeyVersion: uint32(req.key.Version), Kind: req.kind, Payload: req.payload, Context: scJSON})
+	switch {
+	case errors.Is(err, wire.ErrBadRequest):
+		return wire.SignIntentResponse{}, problem.BadRequest(problem.TypeInvalidRequest, "the enclave refused the request as malformed: "+enclaveDetail(err))
+	case errors.Is(err, wire.ErrForbidden):
+		return wire.SignIntentResponse{}, problem.New(http.StatusForbidden, problem.TypeForbidden, "the enclave refused to sign for this caller")
+	case err != nil:
+		return wire.SignIntentResponse{}, err
+	}
+	if resp.Denied != "" {
+		return wire.SignIntentResponse{}, problem.Guardrail(resp.Denied, guardrailDetail(resp.Denied, resp.Detail))
+	}
+	return resp, nil
+}
+
+// enclaveDetail is the enclave's reason for a bad request, without the
+// wire prefix.
+func enclaveDetail(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
+		return s[i+2:]
+	}
+	return s
+}
+
+func guardrailDetail(name, detail string) string {
+	if detail == "" {
+		return "denied by the agent's " + name + " guardrail"
+	}
+	return "denied by the agent's " + name + " guardrail: " + detail
+}
+
+// reserveDay counts a transaction of value on the agent's day counters
+// within its daily limits, before it is signed.
+func (h *Handlers) reserveDay(ctx context.Context, a store.Agent, g policy.Guardrails, chain string, value *big.Int, now time.Time) (store.TxCounters, error) {
+	maxDay, maxDayChain, dailyValue := g.DailyLimits(chain, evmDecimals)
+	before, denied, err := h.Store.ReserveTx(ctx, a.OrgID, a.ID, chain, now, value,
+		store.TxLimits{MaxPerDay: maxDay, MaxPerDayChain: maxDayChain, DailyValue: dailyValue})
+	if err != nil {
+		return store.TxCounters{}, err
+	}
+	switch denied {
+	case "":
+		return before, nil
+	case store.DeniedMaxPerDayChain:
+		return store.TxCounters{}, problem.Guardrail(policy.GuardrailPerChain, "the per-chain max_per_day of today is reached")
+	case store.DeniedMaxPerDay:
+		return store.TxCounters{}, problem.Guardrail(policy.GuardrailMaxPerDay, "today's transaction count limit is reached (UTC day)")
+	default:
+		return store.TxCounters{}, problem.Guardrail(policy.GuardrailDailyLimit, "today's value limit would be exceeded (UTC day)")
+	}
+}

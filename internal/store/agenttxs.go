@@ -1,0 +1,175 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/opencustody/ocv/internal/auditchain"
+)
+
+// Agent transaction statuses.
+const (
+	TxSigned    = "signed"
+	TxBroadcast = "broadcast"
+	TxFailed    = "failed"
+)
+
+// AgentTx is one transaction an agent's key signed. Values are decimal
+// strings of base units (wei).
+type AgentTx struct {
+	OrgID        string
+	ID           string
+	AgentID      string
+	Chain        string
+	ChainID      int64
+	KeyVersion   int
+	TxType       int
+	From         string
+	To           string
+	Value        string
+	Nonce        int64
+	TokenAddress string
+	TokenAmount  string // "" when not a token transfer
+	TxHash       string
+	SignedTx     []byte
+	Status       string
+	Error        string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+const agentTxColumns = `org_id, id, agent_id, chain, chain_id, key_version, tx_type, from_address, to_address,
+	value_wei::text, nonce, token_address, coalesce(token_amount::text, ''), tx_hash, signed_tx, status, error, created_at, updated_at`
+
+func scanAgentTx(row pgx.Row) (AgentTx, error) {
+	var t AgentTx
+	err := row.Scan(&t.OrgID, &t.ID, &t.AgentID, &t.Chain, &t.ChainID, &t.KeyVersion, &t.TxType, &t.From, &t.To,
+		&t.Value, &t.Nonce, &t.TokenAddress, &t.TokenAmount, &t.TxHash, &t.SignedTx, &t.Status, &t.Error,
+		&t.CreatedAt, &t.UpdatedAt)
+	return t, err
+}
+
+// InsertAgentTx records a signed transaction with ev and, when event is
+// not "", emits event with data in the same transaction.
+func (s *Store) InsertAgentTx(ctx context.Context, t AgentTx, ev *auditchain.Event, event string, data any) (AgentTx, error) {
+	var out AgentTx
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var amount *string
+		if t.TokenAmount != "" {
+			amount = &t.TokenAmount
+		}
+		var err error
+		out, err = scanAgentTx(tx.QueryRow(ctx, `INSERT INTO agent_transactions (org_id, id, agent_id, chain, chain_id,
+			key_version, tx_type, from_address, to_address, value_wei, nonce, token_address, token_amount, tx_hash,
+			signed_tx, status, error)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11, $12, $13::numeric, $14, $15, $16, $17)
+			RETURNING `+agentTxColumns, t.OrgID, t.ID, t.AgentID, t.Chain, t.ChainID, t.KeyVersion, t.TxType, t.From,
+			t.To, orZero(t.Value), t.Nonce, t.TokenAddress, amount, t.TxHash, t.SignedTx, t.Status, t.Error))
+		if err != nil {
+			return fmt.Errorf("recording transaction: %w", err)
+		}
+		if event != "" {
+			if _, err := EmitEvent(ctx, tx, t.OrgID, event, data); err != nil {
+				return err
+			}
+		}
+		return insertEvent(ctx, tx, ev)
+	})
+	return out, err
+}
+
+func orZero(v string) string {
+	if v == "" {
+		return "0"
+	}
+	return v
+}
+
+// SetAgentTxStatus moves a transaction to status (with an error text for
+// failures) and emits event with data when event is not "".
+func (s *Store) SetAgentTxStatus(ctx context.Context, orgID, id, status, errText, event string, data any) (AgentTx, error) {
+	var out AgentTx
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		out, err = scanAgentTx(tx.QueryRow(ctx, `UPDATE agent_transactions SET status = $3, error = $4, updated_at = now()
+			WHERE org_id = $1 AND id = $2 RETURNING `+agentTxColumns, orgID, id, status, errText))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("transaction %s: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("updating transaction: %w", err)
+		}
+		if event != "" {
+			if _, err := EmitEvent(ctx, tx, orgID, event, data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// GetAgentTx returns one of the agent's transactions.
+func (s *Store) GetAgentTx(ctx context.Context, orgID, agentID, id string) (AgentTx, error) {
+	t, err := scanAgentTx(s.pool.QueryRow(ctx, `SELECT `+agentTxColumns+` FROM agent_transactions
+		WHERE org_id = $1 AND agent_id = $2 AND id = $3`, orgID, agentID, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return AgentTx{}, fmt.Errorf("transaction %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return AgentTx{}, fmt.Errorf("reading transaction: %w", err)
+	}
+	return t, nil
+}
+
+// ListAgentTxs pages through the agent's transactions, newest first: ids
+// below before ("" for the first page), at most limit.
+func (s *Store) ListAgentTxs(ctx context.Context, orgID, agentID, before string, limit int) ([]AgentTx, error) {
+	var bound *string
+	if before != "" {
+		bound = &before
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+agentTxColumns+` FROM agent_transactions
+		WHERE org_id = $1 AND agent_id = $2 AND ($3::uuid IS NULL OR id < $3::uuid)
+		ORDER BY id DESC LIMIT $4`, orgID, agentID, bound, limit)
+	if err != nil {
+		return nil, fmt.Errorf("listing transactions: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AgentTx, error) { return scanAgentTx(r) })
+	if err != nil {
+		return nil, fmt.Errorf("listing transactions: %w", err)
+	}
+	return out, nil
+}
+
+// TxRuleRow is one policy with tx_conditions that targets an agent.
+type TxRuleRow struct {
+	Effect     string
+	Priority   int
+	Conditions []byte
+	ExpiresAt  *time.Time
+}
+
+// AgentTxRules returns the tx_conditions of every policy, in any vault of
+// the organization, whose principal is the agent.
+func (s *Store) AgentTxRules(ctx context.Context, orgID, agentID string) ([]TxRuleRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT effect, priority, tx_conditions, expires_at FROM policies
+		WHERE org_id = $1 AND principal_type = 'agent' AND principal_id = $2 AND tx_conditions IS NOT NULL
+			AND tx_conditions <> '{}'::jsonb AND (expires_at IS NULL OR expires_at > now())`, orgID, agentID)
+	if err != nil {
+		return nil, fmt.Errorf("reading tx rules: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TxRuleRow, error) {
+		var t TxRuleRow
+		err := r.Scan(&t.Effect, &t.Priority, &t.Conditions, &t.ExpiresAt)
+		return t, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading tx rules: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,229 @@
+package policy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+)
+
+// gweiDecimals is the scale of value_above: one gwei is 10^-9 of the
+// native major unit.
+const gweiDecimals = 9
+
+// TxConditions is a policy's tx_conditions: the conjunction of its present
+// fields (nil lists and nil pointers are absent). The zero value holds for
+// every request.
+type TxConditions struct {
+	FunctionNameIn     []string `json:"function_name_in,omitempty"`     // exact function names
+	FunctionSelectorIn []string `json:"function_selector_in,omitempty"` // "0x" + 8 hex digits, any case
+	ERC20AmountAbove   *big.Int `json:"erc20_amount_above,omitempty"`   // token base units; needs a token amount
+	// ValueAboveGwei holds when the native value exceeds this many gwei,
+	// that is units of 10^-9 of the major unit (exactly gwei on EVM chains).
+	ValueAboveGwei *big.Int `json:"value_above,omitempty"`
+	ToAddressIn    []string `json:"to_address_in,omitempty"`  // the transaction's to, case-insensitive
+	ChainIn        []string `json:"chain_in,omitempty"`       // chain names or decimal chain ids
+	IntentTypeIn   []string `json:"intent_type_in,omitempty"` // Intent* constants
+	DecodeFailed   *bool    `json:"decode_failed,omitempty"`
+	// ProgramIDIn (Solana) never holds for a request without program ids.
+	// For a deny rule it holds when any program id is listed; for an allow
+	// rule only when every program id is listed, so that an allow never
+	// admits an unlisted program riding along in the same transaction.
+	ProgramIDIn []string `json:"program_id_in,omitempty"`
+}
+
+// txConditionKeys are the keys a tx_conditions object may hold.
+var txConditionKeys = []string{
+	"function_name_in", "function_selector_in", "erc20_amount_above", "value_above",
+	"to_address_in", "chain_in", "intent_type_in", "decode_failed", "program_id_in",
+}
+
+// ParseTxConditions reads a tx_conditions object. Unknown keys, empty
+// lists and malformed values are refused (an empty list would otherwise
+// silently turn a rule into a match-all or match-nothing rule); a null
+// field is absent, and a null or empty raw gives the zero TxConditions.
+// Errors wrap ErrInvalidTxConditions and name the field.
+func ParseTxConditions(raw json.RawMessage) (TxConditions, error) {
+	var c TxConditions
+	if len(raw) == 0 || isNull(raw) {
+		return c, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return TxConditions{}, fmt.Errorf("%w: must be a JSON object", ErrInvalidTxConditions)
+	}
+	for key, b := range fields {
+		if !slices.Contains(txConditionKeys, key) {
+			return TxConditions{}, fmt.Errorf("%w: %s: is not a known condition", ErrInvalidTxConditions, key)
+		}
+		if isNull(b) {
+			continue
+		}
+		var err error
+		switch key {
+		case "function_name_in":
+			c.FunctionNameIn, err = conditionList(b, nil)
+		case "function_selector_in":
+			c.FunctionSelectorIn, err = conditionList(b, selectorProblem)
+		case "erc20_amount_above":
+			c.ERC20AmountAbove, _, err = parseInteger(b)
+		case "value_above":
+			c.ValueAboveGwei, _, err = parseInteger(b)
+		case "to_address_in":
+			c.ToAddressIn, err = conditionList(b, nil)
+		case "chain_in":
+			err = chainsInto(&c.ChainIn)(b)
+			if err == nil && len(c.ChainIn) == 0 {
+				err = errors.New("must not be empty")
+			}
+		case "intent_type_in":
+			c.IntentTypeIn, err = conditionList(b, intentProblem)
+		case "decode_failed":
+			var v bool
+			if json.Unmarshal(b, &v) != nil {
+				err = errors.New("must be a boolean")
+			}
+			c.DecodeFailed = &v
+		case "program_id_in":
+			c.ProgramIDIn, err = conditionList(b, nil)
+		}
+		if err != nil {
+			return TxConditions{}, fmt.Errorf("%w: %s: %w", ErrInvalidTxConditions, key, err)
+		}
+	}
+	return c, nil
+}
+
+// conditionList reads a non-empty array of non-empty strings, each
+// checked by problem when given.
+func conditionList(b json.RawMessage, problem func(string) string) ([]string, error) {
+	var list []string
+	if err := stringsInto(&list)(b); err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, errors.New("must not be empty")
+	}
+	for i, s := range list {
+		if problem != nil {
+			if why := problem(s); why != "" {
+				return nil, fmt.Errorf("entry %d %s", i, why)
+			}
+		}
+	}
+	return list, nil
+}
+
+func selectorProblem(s string) string {
+	h, ok := strings.CutPrefix(strings.ToLower(s), "0x")
+	if !ok || len(h) != 8 || strings.Trim(h, "0123456789abcdef") != "" {
+		return `must be "0x" and 8 hex digits`
+	}
+	return ""
+}
+
+func intentProblem(s string) string {
+	if _, ok := normalizeIntent(s); !ok {
+		return "must be transaction, personal_sign, typed_data or eip712_digest"
+	}
+	return ""
+}
+
+// eval evaluates every present condition against f for a rule of the
+// given effect. A fact it cannot judge (an unusable Decimals) is unknown:
+// the caller lets such a result apply a deny but never an allow.
+func (c *TxConditions) eval(f *TxFacts, intent string, effect Effect) truth {
+	t := truthHolds
+	if c.FunctionNameIn != nil {
+		t = t.and(holdsIf(f.FunctionName != "" && inList(c.FunctionNameIn, f.FunctionName, false)))
+	}
+	if c.FunctionSelectorIn != nil {
+		t = t.and(holdsIf(f.FunctionSelector != "" && inList(c.FunctionSelectorIn, f.FunctionSelector, true)))
+	}
+	if c.ERC20AmountAbove != nil {
+		t = t.and(holdsIf(f.TokenAmount != nil && f.TokenAmount.Cmp(c.ERC20AmountAbove) > 0))
+	}
+	if c.ValueAboveGwei != nil {
+		t = t.and(valueAbove(f, c.ValueAboveGwei))
+	}
+	if c.ToAddressIn != nil {
+		t = t.and(holdsIf(f.To != "" && inList(c.ToAddressIn, f.To, true)))
+	}
+	if c.ChainIn != nil {
+		t = t.and(holdsIf(anyChainMatches(c.ChainIn, f)))
+	}
+	if c.IntentTypeIn != nil {
+		t = t.and(holdsIf(intentIn(c.IntentTypeIn, intent)))
+	}
+	if c.DecodeFailed != nil {
+		t = t.and(holdsIf(*c.DecodeFailed == f.DecodeFailed))
+	}
+	if c.ProgramIDIn != nil {
+		t = t.and(holdsIf(programsIn(c.ProgramIDIn, f.ProgramIDs, effect == EffectDeny)))
+	}
+	return t
+}
+
+func holdsIf(ok bool) truth {
+	if ok {
+		return truthHolds
+	}
+	return truthFails
+}
+
+// valueAbove compares Value (base units) with gwei without dividing:
+// Value × 10^9 > gwei × 10^Decimals.
+func valueAbove(f *TxFacts, gwei *big.Int) truth {
+	if f.Decimals < 0 || f.Decimals > MaxDecimals {
+		return truthUnknown
+	}
+	v := new(big.Int)
+	if f.Value != nil {
+		v.Mul(f.Value, pow10(gweiDecimals))
+	}
+	return holdsIf(v.Cmp(new(big.Int).Mul(gwei, pow10(f.Decimals))) > 0)
+}
+
+func intentIn(list []string, intent string) bool {
+	for _, s := range list {
+		if n, ok := normalizeIntent(s); ok && n == intent {
+			return true
+		}
+	}
+	return false
+}
+
+// programsIn reports whether any (or, when !anyOne, every) id is listed;
+// no ids never match.
+func programsIn(list, ids []string, anyOne bool) bool {
+	if len(ids) == 0 {
+		return false
+	}
+	for _, id := range ids {
+		if in := inList(list, id, false); in == anyOne {
+			return anyOne
+		}
+	}
+	return !anyOne
+}
+
+// inList reports whether s is in list, optionally ignoring case.
+func inList(list []string, s string, fold bool) bool {
+	for _, e := range list {
+		if e == s || (fold && strings.EqualFold(strings.TrimSpace(e), strings.TrimSpace(s))) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyChainMatches(list []string, f *TxFacts) bool {
+	for _, e := range list {
+		if chainMatches(e, f) {
+			return true
+		}
+	}
+	return false
+}
