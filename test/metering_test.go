@@ -49,7 +49,7 @@ func fakeFacilitator(t *testing.T) (*httptest.Server, *atomic.Int64) {
 func meteringStack(t *testing.T) (*stack.Stack, x402.PaymentConfig, *atomic.Int64) {
 	t.Helper()
 	fac, calls := fakeFacilitator(t)
-	s := stack.Start(t, stack.WithProxyEnv("OCV_TIER_FREE_REQUESTS=5", "OCV_TIER_FREE_VAULTS=1",
+	s := stack.Start(t, stack.WithProxyEnv("OCV_TIER_FREE_REQUESTS=5", "OCV_TIER_FREE_VAULTS=1", "OCV_TIER_FREE_WALLETS=10",
 		"OCV_TIER_FREE_SECRETS=2", "OCV_TIER_FREE_AGENTS=1", "OCV_X402_PAY_TO="+payTo, "OCV_X402_FACILITATOR_URL="+fac.URL))
 	return s, x402.PaymentConfig{PayTo: payTo, FacilitatorURL: fac.URL}.WithDefaults(), calls
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/proxy/metering"
@@ -63,12 +64,23 @@ func (h *Handlers) checkResource(r *http.Request, kind metering.Resource,
 
 // BillingSubscription answers GET /v1/billing/subscription: the tier, the
 // period and requests, intent_transactions and wallets as {used, limit}
-// (intents and wallets count 0 until those features exist).
+// (intent_transactions: transactions signed this UTC month; wallets: active
+// signing keys).
 func (h *Handlers) BillingSubscription(w http.ResponseWriter, r *http.Request) error {
 	if h.Metering == nil {
 		return errNoMetering
 	}
-	s, err := h.Metering.Subscription(r.Context(), principal(r).OrgID, 0, 0)
+	org := principal(r).OrgID
+	now := time.Now().UTC()
+	intents, err := h.Store.CountAgentTxsSince(r.Context(), org, time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		return err
+	}
+	wallets, err := h.Store.CountSigningKeys(r.Context(), org)
+	if err != nil {
+		return err
+	}
+	s, err := h.Metering.Subscription(r.Context(), org, intents, wallets)
 	if err != nil {
 		return err
 	}

@@ -175,9 +175,9 @@ func (h *Handlers) signTransaction(r *http.Request, a store.Agent, in apiTx, mod
 	if err != nil {
 		return txResult{}, err
 	}
-	reservedNonce := false
+	reservedNonce, keep := false, false
 	defer func() {
-		if err == nil {
+		if err == nil || keep {
 			return
 		}
 		// Give back what this request took (a fresh context: the
@@ -226,16 +226,22 @@ func (h *Handlers) signTransaction(r *http.Request, a store.Agent, in apiTx, mod
 		return res, nil
 	}
 	if _, serr := cl.SendRawTransaction(ctx, resp.SignedTx); serr != nil {
-		// The transaction never reached the chain: its nonce and its
-		// spend are given back (by the deferred release) and it is
+		if !errors.Is(serr, chainrpc.ErrNonceTooLow) && !errors.Is(serr, chainrpc.ErrRejected) {
+			// The outcome is unknown (a timeout, a lost connection): the
+			// node may have the transaction. Its nonce and spend stay
+			// reserved and the record stays "signed" with its raw bytes,
+			// which are safe to send again.
+			keep = true
+			return txResult{}, problem.New(http.StatusServiceUnavailable, problem.TypeChainUnavailable,
+				"the broadcast's outcome is unknown; transaction "+rec.ID+" is signed and may be resent")
+		}
+		// The node refused it: nothing reached the chain, so its nonce and
+		// its spend are given back (by the deferred release) and it is
 		// marked failed.
 		err = serr
 		_, _ = h.Store.SetAgentTxStatus(context.WithoutCancel(ctx), a.OrgID, rec.ID, store.TxFailed, "broadcast rejected", "", nil)
-		if errors.Is(serr, chainrpc.ErrNonceTooLow) || errors.Is(serr, chainrpc.ErrRejected) {
-			return txResult{}, problem.New(http.StatusBadGateway, problem.TypeBroadcastRejected,
-				"the node rejected the transaction ("+rec.ID+"); nothing was sent")
-		}
-		return txResult{}, rpcProblem(serr)
+		return txResult{}, problem.New(http.StatusBadGateway, problem.TypeBroadcastRejected,
+			"the node rejected the transaction ("+rec.ID+"); nothing was sent")
 	}
 	data := txEventData(rec)
 	rec, err = h.Store.SetAgentTxStatus(ctx, a.OrgID, rec.ID, store.TxBroadcast, "", "agent.transaction.broadcast", data)

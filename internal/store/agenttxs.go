@@ -173,3 +173,14 @@ func (s *Store) AgentTxRules(ctx context.Context, orgID, agentID string) ([]TxRu
 	}
 	return out, nil
 }
+
+// CountAgentTxsSince counts the organization's signed transactions since t.
+func (s *Store) CountAgentTxsSince(ctx context.Context, orgID string, t time.Time) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM agent_transactions WHERE org_id = $1 AND created_at >= $2`,
+		orgID, t).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("counting transactions: %w", err)
+	}
+	return n, nil
+}
