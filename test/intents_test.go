@@ -145,6 +145,47 @@ func TestIntentsTransactionsOnARealEVM(t *testing.T) {
 		e.net.WaitReceipt(t, common.HexToHash(r.JSON(t)["tx_hash"].(string)))
 	})
 
+	t.Run("a rejected broadcast gives its nonce back", func(t *testing.T) {
+		before, err := e.eth.PendingNonceAt(ctx, e.address)
+		require.NoError(t, err)
+		// More than the balance, with the gas given so that no estimate
+		// refuses it first: the node rejects the broadcast.
+		r := e.s.Do("POST", e.path("/transactions"), e.agent, map[string]any{"chain_id": "devnet", "to": recipient.Hex(),
+			"value": hexutil.EncodeBig(ether(5000)), "gas": 21000})
+		requireProblem(t, r, http.StatusBadGateway, "broadcast_rejected")
+		list := e.s.Do("GET", e.path("/transactions?limit=1"), e.agent, nil).JSON(t)["items"].([]any)
+		require.Equal(t, "failed", list[0].(map[string]any)["status"])
+		r = e.s.Do("POST", e.path("/transactions"), e.agent, map[string]any{"chain_id": "devnet", "to": recipient.Hex(), "value": "0x2"})
+		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+		require.EqualValues(t, before, r.JSON(t)["nonce"], "the rejected transaction's nonce is used again")
+		e.net.WaitReceipt(t, common.HexToHash(r.JSON(t)["tx_hash"].(string)))
+	})
+
+	t.Run("an Idempotency-Key sends a transaction once", func(t *testing.T) {
+		body := map[string]any{"chain_id": "devnet", "to": recipient.Hex(), "value": "0x3"}
+		h := http.Header{"Idempotency-Key": {"pay-once-1"}}
+		first := e.s.DoHeaders("POST", e.path("/transactions"), e.agent, body, h)
+		require.Equal(t, http.StatusOK, first.Status, string(first.Body))
+		again := e.s.DoHeaders("POST", e.path("/transactions"), e.agent, body, h)
+		require.Equal(t, http.StatusOK, again.Status, string(again.Body))
+		require.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
+		require.Equal(t, first.JSON(t)["tx_hash"], again.JSON(t)["tx_hash"])
+		e.net.WaitReceipt(t, common.HexToHash(first.JSON(t)["tx_hash"].(string)))
+	})
+
+	t.Run("a bundle is simulated in order", func(t *testing.T) {
+		r := e.s.Do("POST", e.path("/transactions/simulate-bundle"), e.agent, map[string]any{"transactions": []map[string]any{
+			{"chain_id": "devnet", "to": recipient.Hex(), "value": "0x5"},
+			{"chain_id": "devnet", "to": e.net.DeployReverter(t).Hex(), "data": "0x01020304"},
+		}})
+		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+		results := r.JSON(t)["results"].([]any)
+		require.Len(t, results, 2)
+		require.Equal(t, true, results[0].(map[string]any)["success"])
+		require.Equal(t, false, results[1].(map[string]any)["success"])
+		require.Equal(t, "always reverts", results[1].(map[string]any)["revert_reason"])
+	})
+
 	t.Run("sign only returns a transaction that recovers to the agent", func(t *testing.T) {
 		r := e.s.Do("POST", e.path("/transactions/sign"), e.agent, map[string]any{"chain_id": "devnet", "to": recipient.Hex(),
 			"value": "0x10", "nonce": 900, "gas": 21000, "max_fee_per_gas": "0x3b9aca00", "max_priority_fee_per_gas": "0x1"})

@@ -221,6 +221,7 @@ func (h *Handlers) AdminPutChain(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	entry.Persisted()
+	h.forgetChains()
 	status = http.StatusOK
 	if created {
 		status = http.StatusCreated

@@ -99,6 +99,7 @@ type Deps struct {
 type Handlers struct {
 	Deps
 	keyTokens keyTokenCache
+	chains    chainCache
 }
 
 // New returns the handlers over d.

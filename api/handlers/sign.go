@@ -34,10 +34,11 @@ type signIntentRequest struct {
 // raw_signing_enabled). The enclave computes what it signs from the
 // structured request and weighs the agent's guardrails first.
 func (h *Handlers) SignIntent(w http.ResponseWriter, r *http.Request) error {
-	a, err := h.agentOf(r)
+	party, err := h.signingParty(r)
 	if err != nil {
 		return err
 	}
+	a, key := party.Agent, party.Key
 	var in signIntentRequest
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -60,7 +61,7 @@ func (h *Handlers) SignIntent(w http.ResponseWriter, r *http.Request) error {
 		if tx.ChainID == nil {
 			tx.ChainID = firstRaw(in.ChainID, in.Chain)
 		}
-		res, err := h.signTransaction(r, a, tx, txSignOnly)
+		res, err := h.signTransaction(r, party, tx, txSignOnly)
 		if err != nil {
 			return err
 		}
@@ -95,16 +96,12 @@ func (h *Handlers) SignIntent(w http.ResponseWriter, r *http.Request) error {
 		return problem.BadRequest(problem.TypeInvalidRequest,
 			"intent_type must be personal_sign, typed_data, transaction, eip712_digest or digest")
 	}
-	key, err := h.evmKey(r, a)
-	if err != nil {
-		return err
-	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("agent/" + a.ID + "/signing-keys/ethereum")
 	if kind == wire.IntentDigest {
 		entry.Event.Action = "signing_key.raw_digest_sign"
 	}
-	resp, err := h.enclaveSign(r, signRequest{agent: a, key: key, chain: chain, kind: kind, payload: payload})
+	resp, err := h.enclaveSign(r, signRequest{agent: a, key: key, rules: party.Rules, chain: chain, kind: kind, payload: payload})
 	if err != nil {
 		return err
 	}
@@ -142,7 +139,7 @@ func (h *Handlers) signChain(r *http.Request, ref json.RawMessage) (store.Chain,
 
 // evmChain resolves an enabled EVM chain.
 func (h *Handlers) evmChain(r *http.Request, ref string) (store.Chain, error) {
-	c, err := h.Store.ResolveChain(r.Context(), ref)
+	c, err := h.cachedChain(r.Context(), ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Chain{}, problem.BadRequest(problem.TypeUnsupportedChain, "unknown chain; see GET /v1/chains")
 	}
@@ -187,8 +184,7 @@ func firstRaw(a, b json.RawMessage) json.RawMessage {
 func (h *Handlers) evmKey(r *http.Request, a store.Agent) (store.SigningKey, error) {
 	k, err := h.Store.ActiveSigningKey(r.Context(), a.OrgID, a.ID, "ethereum")
 	if errors.Is(err, store.ErrNotFound) {
-		return store.SigningKey{}, problem.New(http.StatusNotFound, problem.TypeNotFound,
-			"the agent has no ethereum signing key; create one with POST /v1/agents/{id}/signing-keys")
+		return store.SigningKey{}, errNoEthereumKey
 	}
 	return k, err
 }

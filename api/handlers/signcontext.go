@@ -14,6 +14,7 @@ import (
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/policy"
+	"github.com/opencustody/ocv/proxy/auth"
 )
 
 // evmDecimals is the number of decimals of an EVM chain's native asset.
@@ -40,23 +41,48 @@ func guardrailsOrEmptyJSON(b []byte) []byte {
 	return b
 }
 
-// txRulesOf returns the agent's tx_conditions rules for the enclave.
-func (h *Handlers) txRulesOf(ctx context.Context, a store.Agent) ([]wire.SignRule, error) {
-	rows, err := h.Store.AgentTxRules(ctx, a.OrgID, a.ID)
-	if err != nil {
-		return nil, err
-	}
+// signRules converts the agent's tx_conditions rules for the enclave.
+func signRules(rows []store.TxRuleRow) []wire.SignRule {
 	out := make([]wire.SignRule, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, wire.SignRule{Effect: r.Effect, Priority: r.Priority, Conditions: r.Conditions, ExpiresAt: r.ExpiresAt})
 	}
-	return out, nil
+	return out
 }
+
+// signingParty reads, in one query, the agent of the {id} path parameter
+// (the caller itself), its active ethereum key and its transaction rules.
+// A missing or inactive agent, or another agent's id, answers 404.
+func (h *Handlers) signingParty(r *http.Request) (store.SigningParty, error) {
+	id, err := pathID(r, "id", "agent")
+	if err != nil {
+		return store.SigningParty{}, err
+	}
+	p := principal(r)
+	if p.Type == auth.PrincipalAgent && p.ID != id {
+		return store.SigningParty{}, problem.NotFound("agent")
+	}
+	party, err := h.Store.SigningPartyOf(r.Context(), p.OrgID, id, "ethereum")
+	if err != nil {
+		return store.SigningParty{}, agentNotFound(err)
+	}
+	if party.Agent.Status != store.AgentActive {
+		return store.SigningParty{}, problem.NotFound("agent")
+	}
+	if party.Key.Version == 0 {
+		return store.SigningParty{}, errNoEthereumKey
+	}
+	return party, nil
+}
+
+var errNoEthereumKey = problem.New(http.StatusNotFound, problem.TypeNotFound,
+	"the agent has no ethereum signing key; create one with POST /v1/agents/{id}/signing-keys")
 
 // signRequest is one sign intent on its way to the enclave.
 type signRequest struct {
 	agent   store.Agent
 	key     store.SigningKey
+	rules   []store.TxRuleRow
 	chain   store.Chain
 	kind    string
 	payload []byte
@@ -73,11 +99,7 @@ func (h *Handlers) enclaveSign(r *http.Request, req signRequest) (wire.SignInten
 	if err != nil {
 		return wire.SignIntentResponse{}, err
 	}
-	rules, err := h.txRulesOf(ctx, req.agent)
-	if err != nil {
-		return wire.SignIntentResponse{}, err
-	}
-	sc := wire.SignContext{Chain: req.chain.ID, ChainID: uint64(req.chain.ChainID), Guardrails: fields, Rules: rules,
+	sc := wire.SignContext{Chain: req.chain.ID, ChainID: uint64(req.chain.ChainID), Guardrails: fields, Rules: signRules(req.rules),
 		TokenKnown: req.tokenKnown, Counters: wire.SignCounters{CountToday: req.counters.CountToday,
 			CountTodayChain: req.counters.CountTodayChain}}
 	if req.counters.SpentTodayChain != nil {

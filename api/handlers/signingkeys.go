@@ -61,7 +61,7 @@ func (h *Handlers) keyChain(r *http.Request, ref string) (string, error) {
 	if _, ok := addressDerivers[ref]; ok {
 		return ref, nil
 	}
-	c, err := h.Store.ResolveChain(r.Context(), ref)
+	c, err := h.cachedChain(r.Context(), ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", problem.BadRequest(problem.TypeUnsupportedChain, "unknown chain; see GET /v1/chains")
 	}

@@ -25,7 +25,7 @@ type SigningStore interface {
 	GetAgentTx(ctx context.Context, orgID, agentID, id string) (store.AgentTx, error)
 	ListAgentTxs(ctx context.Context, orgID, agentID, before string, limit int) ([]store.AgentTx, error)
 	CountAgentTxsSince(ctx context.Context, orgID string, t time.Time) (int64, error)
-	AgentTxRules(ctx context.Context, orgID, agentID string) ([]store.TxRuleRow, error)
+	SigningPartyOf(ctx context.Context, orgID, agentID, chain string) (store.SigningParty, error)
 
 	ReserveTx(ctx context.Context, orgID, agentID, chain string, day time.Time, value *big.Int, lim store.TxLimits) (store.TxCounters, string, error)
 	ReleaseTx(ctx context.Context, orgID, agentID, chain string, day time.Time, value *big.Int) error

@@ -107,8 +107,9 @@ func rpcProblem(err error) error {
 // EVM transaction for agent a. Nothing is counted or reserved before a
 // simulate_first revert; a refusal or failure after the reservations gives
 // them back.
-func (h *Handlers) signTransaction(r *http.Request, a store.Agent, in apiTx, mode txMode) (res txResult, err error) {
+func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in apiTx, mode txMode) (res txResult, err error) {
 	ctx := r.Context()
+	a, key := party.Agent, party.Key
 	if err := checkSigningKeyPath(in.SigningKeyPath, a.ID); err != nil {
 		return txResult{}, err
 	}
@@ -120,10 +121,6 @@ func (h *Handlers) signTransaction(r *http.Request, a store.Agent, in apiTx, mod
 		return txResult{}, err
 	}
 	chain, err := h.evmChain(r, ref)
-	if err != nil {
-		return txResult{}, err
-	}
-	key, err := h.evmKey(r, a)
 	if err != nil {
 		return txResult{}, err
 	}
@@ -212,7 +209,7 @@ func (h *Handlers) signTransaction(r *http.Request, a store.Agent, in apiTx, mod
 			p.token, p.tokenAmount = strings.ToLower(p.to.Hex()), call.TokenAmount
 		}
 	}
-	resp, err := h.enclaveSign(r, signRequest{agent: a, key: key, chain: chain, kind: wire.IntentTransaction,
+	resp, err := h.enclaveSign(r, signRequest{agent: a, key: key, rules: party.Rules, chain: chain, kind: wire.IntentTransaction,
 		payload: payload, counters: counters, tokenKnown: tokenKnown})
 	if err != nil {
 		return txResult{}, err
@@ -324,7 +321,7 @@ func (h *Handlers) SignTransactionOnly(w http.ResponseWriter, r *http.Request) e
 }
 
 func (h *Handlers) transaction(w http.ResponseWriter, r *http.Request, mode txMode) error {
-	a, err := h.agentOf(r)
+	party, err := h.signingParty(r)
 	if err != nil {
 		return err
 	}
@@ -336,7 +333,7 @@ func (h *Handlers) transaction(w http.ResponseWriter, r *http.Request, mode txMo
 	if err != nil {
 		return err
 	}
-	res, err := h.signTransaction(r, a, in, mode)
+	res, err := h.signTransaction(r, party, in, mode)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func scanAgentTx(row pgx.Row) (AgentTx, error) {
 }
 
 // InsertAgentTx records a signed transaction with ev and, when event is
-// not "", emits event with data in the same transaction.
+// not "", emits event with data, in one transaction sent as one batch.
 func (s *Store) InsertAgentTx(ctx context.Context, t AgentTx, ev *auditchain.Event, event string, data any) (AgentTx, error) {
 	var out AgentTx
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -62,22 +62,36 @@ func (s *Store) InsertAgentTx(ctx context.Context, t AgentTx, ev *auditchain.Eve
 		if t.TokenAmount != "" {
 			amount = &t.TokenAmount
 		}
-		var err error
-		out, err = scanAgentTx(tx.QueryRow(ctx, `INSERT INTO agent_transactions (org_id, id, agent_id, chain, chain_id,
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO agent_transactions (org_id, id, agent_id, chain, chain_id,
 			key_version, tx_type, from_address, to_address, value_wei, nonce, token_address, token_amount, tx_hash,
 			signed_tx, status, error)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11, $12, $13::numeric, $14, $15, $16, $17)
 			RETURNING `+agentTxColumns, t.OrgID, t.ID, t.AgentID, t.Chain, t.ChainID, t.KeyVersion, t.TxType, t.From,
-			t.To, orZero(t.Value), t.Nonce, t.TokenAddress, amount, t.TxHash, t.SignedTx, t.Status, t.Error))
-		if err != nil {
-			return fmt.Errorf("recording transaction: %w", err)
-		}
+			t.To, orZero(t.Value), t.Nonce, t.TokenAddress, amount, t.TxHash, t.SignedTx, t.Status, t.Error)
 		if event != "" {
-			if _, err := EmitEvent(ctx, tx, t.OrgID, event, data); err != nil {
+			_, args, err := eventArgsFor(t.OrgID, event, data)
+			if err != nil {
 				return err
 			}
+			b.Queue(emitEventSQL, args...)
 		}
-		return insertEvent(ctx, tx, ev)
+		if ev != nil {
+			b.Queue(insertEventSQL, eventArgs(ev)...)
+		}
+		br := tx.SendBatch(ctx, b)
+		var err error
+		if out, err = scanAgentTx(br.QueryRow()); err != nil {
+			_ = br.Close()
+			return fmt.Errorf("recording transaction: %w", err)
+		}
+		for range b.Len() - 1 {
+			if _, err := br.Exec(); err != nil {
+				_ = br.Close()
+				return fmt.Errorf("recording transaction events: %w", err)
+			}
+		}
+		return br.Close()
 	})
 	return out, err
 }
@@ -152,26 +166,6 @@ type TxRuleRow struct {
 	Priority   int
 	Conditions []byte
 	ExpiresAt  *time.Time
-}
-
-// AgentTxRules returns the tx_conditions of every policy, in any vault of
-// the organization, whose principal is the agent.
-func (s *Store) AgentTxRules(ctx context.Context, orgID, agentID string) ([]TxRuleRow, error) {
-	rows, err := s.pool.Query(ctx, `SELECT effect, priority, tx_conditions, expires_at FROM policies
-		WHERE org_id = $1 AND principal_type = 'agent' AND principal_id = $2 AND tx_conditions IS NOT NULL
-			AND tx_conditions <> '{}'::jsonb AND (expires_at IS NULL OR expires_at > now())`, orgID, agentID)
-	if err != nil {
-		return nil, fmt.Errorf("reading tx rules: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TxRuleRow, error) {
-		var t TxRuleRow
-		err := r.Scan(&t.Effect, &t.Priority, &t.Conditions, &t.ExpiresAt)
-		return t, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading tx rules: %w", err)
-	}
-	return out, nil
 }
 
 // CountAgentTxsSince counts the organization's signed transactions since t.

@@ -18,22 +18,34 @@ import (
 // change commits. Event-triggered automations will read the same events
 // rows. It returns the event id.
 func EmitEvent(ctx context.Context, tx pgx.Tx, orgID, name string, data any) (string, error) {
+	id, args, err := eventArgsFor(orgID, name, data)
+	if err != nil {
+		return "", err
+	}
+	if _, err := tx.Exec(ctx, emitEventSQL, args...); err != nil {
+		return "", fmt.Errorf("emitting event %s: %w", name, err)
+	}
+	return id, nil
+}
+
+// emitEventSQL inserts one events row and its outbox rows ($1 org, $2 id,
+// $3 name, $4 data).
+const emitEventSQL = `WITH ev AS (INSERT INTO events (org_id, id, name, data) VALUES ($1, $2, $3, $4) RETURNING id)
+	INSERT INTO webhook_deliveries (id, org_id, webhook_id, event_id)
+	SELECT gen_random_uuid(), $1, w.id, ev.id FROM webhooks w, ev
+	WHERE w.org_id = $1 AND w.is_active AND $3 = ANY (w.events)`
+
+// eventArgsFor makes a new event id and the arguments of emitEventSQL.
+func eventArgsFor(orgID, name string, data any) (string, []any, error) {
 	body, err := json.Marshal(data)
 	if err != nil {
-		return "", fmt.Errorf("encoding event data: %w", err)
+		return "", nil, fmt.Errorf("encoding event data: %w", err)
 	}
 	if data == nil {
 		body = []byte("{}")
 	}
 	id := uuid.Must(uuid.NewV7()).String()
-	_, err = tx.Exec(ctx, `WITH ev AS (INSERT INTO events (org_id, id, name, data) VALUES ($1, $2, $3, $4) RETURNING id)
-		INSERT INTO webhook_deliveries (id, org_id, webhook_id, event_id)
-		SELECT gen_random_uuid(), $1, w.id, ev.id FROM webhooks w, ev
-		WHERE w.org_id = $1 AND w.is_active AND $3 = ANY (w.events)`, orgID, id, name, body)
-	if err != nil {
-		return "", fmt.Errorf("emitting event %s: %w", name, err)
-	}
-	return id, nil
+	return id, []any{orgID, id, name, body}, nil
 }
 
 // policyEventData is the data of policy.created, policy.updated and

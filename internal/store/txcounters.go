@@ -2,15 +2,15 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
-
-// allChains is the chain of the agent_tx_daily row that totals a day.
-const allChains = "*"
 
 // TxLimits are the daily caps a reservation must stay within: a negative
 // count means no cap, a nil value no value cap.
@@ -34,76 +34,102 @@ const (
 	DeniedDailyValue     = "tx_daily_limit_eth"
 )
 
+// denial names the first limit that c plus one transaction of value
+// would break ("" when none).
+func (lim TxLimits) denial(c TxCounters, value *big.Int) string {
+	switch {
+	case lim.MaxPerDay >= 0 && c.CountToday+1 > lim.MaxPerDay:
+		return DeniedMaxPerDay
+	case lim.MaxPerDayChain >= 0 && c.CountTodayChain+1 > lim.MaxPerDayChain:
+		return DeniedMaxPerDayChain
+	case lim.DailyValue != nil && new(big.Int).Add(c.SpentTodayChain, value).Cmp(lim.DailyValue) > 0:
+		return DeniedDailyValue
+	}
+	return ""
+}
+
+// reserveSQL counts one transaction when the day's row allows it, in one
+// statement: the upsert locks the row only while it runs. The first
+// request of a day inserts (the caller checked the limits against zero).
+const reserveSQL = `INSERT INTO agent_tx_daily AS t (org_id, agent_id, day, tx_count, chain_counts, chain_spent)
+	VALUES ($1, $2, $3, 1, jsonb_build_object($4::text, 1), jsonb_build_object($4::text, $5::text))
+	ON CONFLICT (org_id, agent_id, day) DO UPDATE SET
+		tx_count = t.tx_count + 1,
+		chain_counts = t.chain_counts || jsonb_build_object($4::text, coalesce((t.chain_counts ->> $4::text)::bigint, 0) + 1),
+		chain_spent = t.chain_spent || jsonb_build_object($4::text, (coalesce((t.chain_spent ->> $4::text)::numeric, 0) + $5::numeric)::text)
+	WHERE ($6::bigint < 0 OR t.tx_count + 1 <= $6::bigint)
+		AND ($7::bigint < 0 OR coalesce((t.chain_counts ->> $4::text)::bigint, 0) + 1 <= $7::bigint)
+		AND ($8::numeric IS NULL OR coalesce((t.chain_spent ->> $4::text)::numeric, 0) + $5::numeric <= $8::numeric)
+	RETURNING tx_count, coalesce((chain_counts ->> $4::text)::bigint, 0), coalesce(chain_spent ->> $4::text, '0')`
+
 // ReserveTx counts one more transaction of value (base units) for the
 // agent on chain and day (UTC), when the limits allow it, and returns the
 // counters before it. denied names the limit that refused ("" when
-// reserved; nothing is counted then). The day's rows are locked while the
-// check runs, so concurrent reservations never exceed a limit.
+// reserved; nothing is counted then). Concurrent reservations never exceed
+// a limit: each is one conditional upsert of the day's row.
 func (s *Store) ReserveTx(ctx context.Context, orgID, agentID, chain string, day time.Time, value *big.Int, lim TxLimits) (TxCounters, string, error) {
-	var before TxCounters
-	var denied string
-	d := day.UTC().Format(time.DateOnly)
-	v := value.String()
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO agent_tx_daily (org_id, agent_id, day, chain) VALUES ($1, $2, $3, $4), ($1, $2, $3, $5)
-			ON CONFLICT DO NOTHING`, orgID, agentID, d, allChains, chain); err != nil {
-			return fmt.Errorf("reserving transaction: %w", err)
-		}
-		rows, err := tx.Query(ctx, `SELECT chain, tx_count, spent::text FROM agent_tx_daily
-			WHERE org_id = $1 AND agent_id = $2 AND day = $3 AND chain IN ($4, $5) ORDER BY chain FOR UPDATE`,
-			orgID, agentID, d, allChains, chain)
-		if err != nil {
-			return fmt.Errorf("reserving transaction: %w", err)
-		}
-		before.SpentTodayChain = new(big.Int)
-		for rows.Next() {
-			var c, spent string
-			var n int64
-			if err := rows.Scan(&c, &n, &spent); err != nil {
-				rows.Close()
-				return fmt.Errorf("reserving transaction: %w", err)
-			}
-			if c == allChains {
-				before.CountToday = n
-			} else {
-				before.CountTodayChain = n
-				before.SpentTodayChain.SetString(spent, 10)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("reserving transaction: %w", err)
-		}
-		switch {
-		case lim.MaxPerDay >= 0 && before.CountToday+1 > lim.MaxPerDay:
-			denied = DeniedMaxPerDay
-		case lim.MaxPerDayChain >= 0 && before.CountTodayChain+1 > lim.MaxPerDayChain:
-			denied = DeniedMaxPerDayChain
-		case lim.DailyValue != nil && new(big.Int).Add(before.SpentTodayChain, value).Cmp(lim.DailyValue) > 0:
-			denied = DeniedDailyValue
-		}
-		if denied != "" {
-			return nil
-		}
-		_, err = tx.Exec(ctx, `UPDATE agent_tx_daily SET tx_count = tx_count + 1, spent = spent + $5::numeric
-			WHERE org_id = $1 AND agent_id = $2 AND day = $3 AND chain IN ($4, $6)`, orgID, agentID, d, allChains, v, chain)
-		if err != nil {
-			return fmt.Errorf("reserving transaction: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
-		return TxCounters{}, "", err
+	zero := TxCounters{SpentTodayChain: new(big.Int)}
+	if d := lim.denial(zero, value); d != "" {
+		return TxCounters{}, d, nil
 	}
-	return before, denied, nil
+	d := day.UTC().Format(time.DateOnly)
+	var dailyValue *string
+	if lim.DailyValue != nil {
+		v := lim.DailyValue.String()
+		dailyValue = &v
+	}
+	var after TxCounters
+	var spent string
+	err := s.pool.QueryRow(ctx, reserveSQL, orgID, agentID, d, chain, value.String(), lim.MaxPerDay, lim.MaxPerDayChain,
+		dailyValue).Scan(&after.CountToday, &after.CountTodayChain, &spent)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// A limit refused: name it from the day's counters.
+		c, rerr := s.dayCounters(ctx, orgID, agentID, chain, d)
+		if rerr != nil {
+			return TxCounters{}, "", rerr
+		}
+		if denied := lim.denial(c, value); denied != "" {
+			return TxCounters{}, denied, nil
+		}
+		return TxCounters{}, DeniedMaxPerDay, nil // moved meanwhile; refuse rather than guess
+	}
+	if err != nil {
+		return TxCounters{}, "", fmt.Errorf("reserving transaction: %w", err)
+	}
+	total, ok := new(big.Int).SetString(spent, 10)
+	if !ok {
+		return TxCounters{}, "", fmt.Errorf("reserving transaction: spent %q is not a decimal", spent)
+	}
+	return TxCounters{CountToday: after.CountToday - 1, CountTodayChain: after.CountTodayChain - 1,
+		SpentTodayChain: total.Sub(total, value)}, "", nil
 }
 
-// ReleaseTx gives back a reservation whose transaction was not signed.
+// dayCounters reads the agent's counters of day (YYYY-MM-DD) for chain.
+func (s *Store) dayCounters(ctx context.Context, orgID, agentID, chain, day string) (TxCounters, error) {
+	c := TxCounters{SpentTodayChain: new(big.Int)}
+	var spent string
+	err := s.pool.QueryRow(ctx, `SELECT tx_count, coalesce((chain_counts ->> $4::text)::bigint, 0), coalesce(chain_spent ->> $4::text, '0')
+		FROM agent_tx_daily WHERE org_id = $1 AND agent_id = $2 AND day = $3`, orgID, agentID, day, chain).
+		Scan(&c.CountToday, &c.CountTodayChain, &spent)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, nil
+	}
+	if err != nil {
+		return TxCounters{}, fmt.Errorf("reading counters: %w", err)
+	}
+	c.SpentTodayChain.SetString(spent, 10)
+	return c, nil
+}
+
+// ReleaseTx gives back a reservation whose transaction was not signed (or
+// never reached the chain).
 func (s *Store) ReleaseTx(ctx context.Context, orgID, agentID, chain string, day time.Time, value *big.Int) error {
-	_, err := s.pool.Exec(ctx, `UPDATE agent_tx_daily SET tx_count = greatest(tx_count - 1, 0),
-		spent = greatest(spent - $5::numeric, 0)
-		WHERE org_id = $1 AND agent_id = $2 AND day = $3 AND chain IN ($4, $6)`,
-		orgID, agentID, day.UTC().Format(time.DateOnly), allChains, value.String(), chain)
+	_, err := s.pool.Exec(ctx, `UPDATE agent_tx_daily AS t SET
+			tx_count = greatest(t.tx_count - 1, 0),
+			chain_counts = t.chain_counts || jsonb_build_object($4::text, greatest(coalesce((t.chain_counts ->> $4::text)::bigint, 0) - 1, 0)),
+			chain_spent = t.chain_spent || jsonb_build_object($4::text, greatest(coalesce((t.chain_spent ->> $4::text)::numeric, 0) - $5::numeric, 0)::text)
+		WHERE org_id = $1 AND agent_id = $2 AND day = $3`,
+		orgID, agentID, day.UTC().Format(time.DateOnly), chain, value.String())
 	if err != nil {
 		return fmt.Errorf("releasing transaction: %w", err)
 	}
@@ -113,25 +139,24 @@ func (s *Store) ReleaseTx(ctx context.Context, orgID, agentID, chain string, day
 // AgentTxToday returns the agent's count of transactions on day (UTC) and
 // its spend per chain (decimal base units).
 func (s *Store) AgentTxToday(ctx context.Context, orgID, agentID string, day time.Time) (int64, map[string]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT chain, tx_count, spent::text FROM agent_tx_daily
-		WHERE org_id = $1 AND agent_id = $2 AND day = $3`, orgID, agentID, day.UTC().Format(time.DateOnly))
+	var count int64
+	var raw []byte
+	err := s.pool.QueryRow(ctx, `SELECT tx_count, chain_spent FROM agent_tx_daily WHERE org_id = $1 AND agent_id = $2 AND day = $3`,
+		orgID, agentID, day.UTC().Format(time.DateOnly)).Scan(&count, &raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, map[string]string{}, nil
+	}
 	if err != nil {
 		return 0, nil, fmt.Errorf("reading counters: %w", err)
 	}
-	defer rows.Close()
-	var count int64
 	spent := map[string]string{}
-	for rows.Next() {
-		var c, v string
-		var n int64
-		if err := rows.Scan(&c, &n, &v); err != nil {
-			return 0, nil, fmt.Errorf("reading counters: %w", err)
-		}
-		if c == allChains {
-			count = n
-		} else {
-			spent[c] = v
+	if err := json.Unmarshal(raw, &spent); err != nil {
+		return 0, nil, fmt.Errorf("reading counters: %w", err)
+	}
+	for k, v := range spent {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			delete(spent, k)
 		}
 	}
-	return count, spent, rows.Err()
+	return count, spent, nil
 }

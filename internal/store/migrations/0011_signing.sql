@@ -48,18 +48,18 @@ CREATE TABLE agent_transactions (
 );
 CREATE INDEX agent_transactions_by_agent ON agent_transactions (org_id, agent_id, id DESC);
 
--- Per agent, UTC day and chain: signatures counted and native value spent.
--- The row with chain '*' totals the day across chains; both rows are
--- locked while a new transaction is reserved, so concurrent requests
--- against one limit never overshoot it.
+-- Per agent and UTC day: signatures counted in all and per chain, and
+-- native value spent per chain (base units, decimal text in jsonb). One
+-- row per day, so a reservation is a single conditional upsert: its row
+-- lock lasts one statement and concurrent requests never overshoot a limit.
 CREATE TABLE agent_tx_daily (
-    org_id   uuid NOT NULL,
-    agent_id uuid NOT NULL,
-    day      date NOT NULL,
-    chain    text NOT NULL,
-    tx_count bigint NOT NULL DEFAULT 0 CHECK (tx_count >= 0),
-    spent    numeric(78, 0) NOT NULL DEFAULT 0 CHECK (spent >= 0),
-    PRIMARY KEY (org_id, agent_id, day, chain),
+    org_id       uuid NOT NULL,
+    agent_id     uuid NOT NULL,
+    day          date NOT NULL,
+    tx_count     bigint NOT NULL DEFAULT 0 CHECK (tx_count >= 0),
+    chain_counts jsonb NOT NULL DEFAULT '{}',
+    chain_spent  jsonb NOT NULL DEFAULT '{}',
+    PRIMARY KEY (org_id, agent_id, day),
     FOREIGN KEY (org_id, agent_id) REFERENCES agents (org_id, id) ON DELETE CASCADE
 );
 
