@@ -175,3 +175,24 @@ func permitTypedData() map[string]any {
 			"deadline": "1999999999"},
 	}
 }
+
+// TestIntentsAgentCannotReadKeys: an agent with the intents API signs
+// through the enclave and is refused private_key and ssh_key secrets.
+func TestIntentsAgentCannotReadKeys(t *testing.T) {
+	s := stack.Start(t)
+	owner := s.SignUp("no-key-reads@example.com")
+	vault := s.CreateVault(owner.Token, "keys")
+	for path, typ := range map[string]string{"wallet/key": "private_key", "ssh/deploy": "ssh_key", "api/token": "api_key"} {
+		r := s.Do("PUT", "/v1/vaults/"+vault+"/secrets/"+path, owner.Token, map[string]any{"type": typ, "value": "v-" + typ})
+		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	}
+	id, key := registerAgent(t, s, owner.Token, map[string]any{"name": "signer", "intents_api_enabled": true})
+	r := s.Do("POST", "/v1/vaults/"+vault+"/policies", owner.Token, map[string]any{"secret_path_pattern": "**",
+		"principal_type": "agent", "principal_id": id, "permissions": []string{"read"}, "effect": "allow"})
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	agent := agentJWT(t, s, id, key)
+	requireProblem(t, s.Do("GET", "/v1/vaults/"+vault+"/secrets/wallet/key", agent, nil), http.StatusForbidden, "forbidden")
+	requireProblem(t, s.Do("GET", "/v1/vaults/"+vault+"/secrets/ssh/deploy", agent, nil), http.StatusForbidden, "forbidden")
+	r = s.Do("GET", "/v1/vaults/"+vault+"/secrets/api/token", agent, nil)
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+}

@@ -28,11 +28,7 @@ func (h *Handlers) SimulateTransaction(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	body, err := readJSONBody(r)
-	if err != nil {
-		return err
-	}
-	in, err := parseAPITx(body)
+	in, err := readAPITx(r)
 	if err != nil {
 		return err
 	}

@@ -325,11 +325,7 @@ func (h *Handlers) transaction(w http.ResponseWriter, r *http.Request, mode txMo
 	if err != nil {
 		return err
 	}
-	body, err := readJSONBody(r)
-	if err != nil {
-		return err
-	}
-	in, err := parseAPITx(body)
+	in, err := readAPITx(r)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
+	"net/http"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -77,7 +78,19 @@ func parseAPITx(raw json.RawMessage) (apiTx, error) {
 	if err := dec.Decode(&t); err != nil {
 		return apiTx{}, problem.BadRequest(problem.TypeInvalidRequest, "malformed transaction: "+describeJSONError(err))
 	}
+	if dec.More() {
+		return apiTx{}, problem.BadRequest(problem.TypeInvalidRequest, "malformed transaction: trailing data")
+	}
 	return t, t.checkEVM()
+}
+
+// readAPITx reads a request body that is one transaction request.
+func readAPITx(r *http.Request) (apiTx, error) {
+	body, err := readJSONBody(r)
+	if err != nil {
+		return apiTx{}, err
+	}
+	return parseAPITx(body)
 }
 
 // checkEVM refuses what an EVM transaction cannot carry.

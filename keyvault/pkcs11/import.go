@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/asn1"
-	"errors"
 	"fmt"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -24,20 +23,6 @@ func (s *Store) ImportKey(ctx context.Context, req keyvault.ImportKeyRequest) (k
 	}
 	point, public, keyType, params, err := importedPublic(req)
 	if err != nil {
-		return keyvault.KeyInfo{}, err
-	}
-	if err := s.checkOpen(); err != nil {
-		return keyvault.KeyInfo{}, err
-	}
-	unlock, err := s.lockCreate(ctx, req.Ref)
-	if err != nil {
-		return keyvault.KeyInfo{}, err
-	}
-	defer unlock()
-	switch _, err := s.entry(ctx, req.Ref); {
-	case err == nil:
-		return keyvault.KeyInfo{}, fmt.Errorf("%w: %s", keyvault.ErrAlreadyExists, objectLabel(req.Ref))
-	case !errors.Is(err, keyvault.ErrKeyNotFound):
 		return keyvault.KeyInfo{}, err
 	}
 	derPoint, err := asn1.Marshal(point)
@@ -70,25 +55,18 @@ func (s *Store) ImportKey(ctx context.Context, req keyvault.ImportKeyRequest) (k
 		pkcs11.NewAttribute(pkcs11.CKA_ID, label),
 		pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
 	}
-	e := &keyEntry{alg: req.Algorithm, public: public}
-	err = s.pool.once(ctx, func(ss *session) error {
+	return s.makeKey(ctx, req.Ref, func(ss *session) (*keyEntry, error) {
 		ph, err := s.ctx.CreateObject(ss.h, pub)
 		if err != nil {
-			return fmt.Errorf("importing public key %s: %w", label, err)
+			return nil, fmt.Errorf("importing public key %s: %w", label, err)
 		}
-		if e.key, err = s.ctx.CreateObject(ss.h, priv); err != nil {
+		key, err := s.ctx.CreateObject(ss.h, priv)
+		if err != nil {
 			_ = s.ctx.DestroyObject(ss.h, ph)
-			return fmt.Errorf("importing private key %s: %w", label, err)
+			return nil, fmt.Errorf("importing private key %s: %w", label, err)
 		}
-		return nil
+		return &keyEntry{alg: req.Algorithm, key: key, public: public}, nil
 	})
-	if err != nil {
-		return keyvault.KeyInfo{}, err
-	}
-	s.mu.Lock()
-	s.keys[req.Ref] = e
-	s.mu.Unlock()
-	return e.info(req.Ref), nil
 }
 
 // importedPublic derives the public key of an imported private key: the raw

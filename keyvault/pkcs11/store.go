@@ -115,34 +115,41 @@ func (s *Store) CreateKey(ctx context.Context, req keyvault.CreateKeyRequest) (k
 	default:
 		return keyvault.KeyInfo{}, fmt.Errorf("%w: algorithm %q", keyvault.ErrUnsupported, req.Algorithm)
 	}
+	return s.makeKey(ctx, req.Ref, func(ss *session) (*keyEntry, error) { return generate(s.ctx, ss.h, req) })
+}
+
+// makeKey runs build on one session to put a new key under ref on the
+// token, once no other creation of ref runs in this Store and ref is
+// free, and caches the entry it returns.
+func (s *Store) makeKey(ctx context.Context, ref keyvault.KeyRef, build func(ss *session) (*keyEntry, error)) (keyvault.KeyInfo, error) {
 	if err := s.checkOpen(); err != nil {
 		return keyvault.KeyInfo{}, err
 	}
-	unlock, err := s.lockCreate(ctx, req.Ref)
+	unlock, err := s.lockCreate(ctx, ref)
 	if err != nil {
 		return keyvault.KeyInfo{}, err
 	}
 	defer unlock()
 
-	switch _, err := s.entry(ctx, req.Ref); {
+	switch _, err := s.entry(ctx, ref); {
 	case err == nil:
-		return keyvault.KeyInfo{}, fmt.Errorf("%w: %s", keyvault.ErrAlreadyExists, objectLabel(req.Ref))
+		return keyvault.KeyInfo{}, fmt.Errorf("%w: %s", keyvault.ErrAlreadyExists, objectLabel(ref))
 	case !errors.Is(err, keyvault.ErrKeyNotFound):
 		return keyvault.KeyInfo{}, err
 	}
 	var e *keyEntry
 	err = s.pool.once(ctx, func(ss *session) error {
-		var gerr error
-		e, gerr = generate(s.ctx, ss.h, req)
-		return gerr
+		var merr error
+		e, merr = build(ss)
+		return merr
 	})
 	if err != nil {
 		return keyvault.KeyInfo{}, err
 	}
 	s.mu.Lock()
-	s.keys[req.Ref] = e
+	s.keys[ref] = e
 	s.mu.Unlock()
-	return e.info(req.Ref), nil
+	return e.info(ref), nil
 }
 
 // lockCreate waits until no other CreateKey of ref is running in this Store

@@ -20,8 +20,6 @@ func TestSelectors(t *testing.T) {
 		"setApprovalForAll(address,bool)":                                    selSetApprovalForAll,
 		"permit(address,address,uint256,uint256,uint8,bytes32,bytes32)":      selPermit,
 		"permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)": selPermitDAI,
-		"Error(string)":  selError,
-		"Panic(uint256)": selPanic,
 	}
 	for sig, want := range tests {
 		t.Run(sig, func(t *testing.T) {
