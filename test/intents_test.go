@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -143,6 +144,34 @@ func TestIntentsTransactionsOnARealEVM(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 		require.EqualValues(t, before, r.JSON(t)["nonce"])
 		e.net.WaitReceipt(t, common.HexToHash(r.JSON(t)["tx_hash"].(string)))
+	})
+
+	t.Run("concurrent sends get distinct nonces and are all mined", func(t *testing.T) {
+		const n = 8
+		hashes := make(chan string, n)
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				r := e.s.Do("POST", e.path("/transactions"), e.agent, map[string]any{"chain_id": "devnet", "to": recipient.Hex(), "value": "0x7"})
+				if r.Status != http.StatusOK {
+					t.Errorf("send: %d %s", r.Status, r.Body)
+					return
+				}
+				hashes <- r.JSON(t)["tx_hash"].(string)
+			})
+		}
+		wg.Wait()
+		close(hashes)
+		nonces := map[uint64]bool{}
+		for h := range hashes {
+			rec := e.net.WaitReceipt(t, common.HexToHash(h))
+			require.Equal(t, types.ReceiptStatusSuccessful, rec.Status)
+			tx, _, err := e.eth.TransactionByHash(ctx, common.HexToHash(h))
+			require.NoError(t, err)
+			require.False(t, nonces[tx.Nonce()], "nonce %d used twice", tx.Nonce())
+			nonces[tx.Nonce()] = true
+		}
+		require.Len(t, nonces, n)
 	})
 
 	t.Run("a rejected broadcast gives its nonce back", func(t *testing.T) {
