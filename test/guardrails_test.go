@@ -196,3 +196,39 @@ func TestIntentsAgentCannotReadKeys(t *testing.T) {
 	r = s.Do("GET", "/v1/vaults/"+vault+"/secrets/api/token", agent, nil)
 	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 }
+
+// TestSealedGuardrailsResistDatabaseEdits: the enclave weighs the guardrail
+// set it sealed for a human, not what the database says now.
+func TestSealedGuardrailsResistDatabaseEdits(t *testing.T) {
+	s := stack.Start(t)
+	owner := s.SignUp("sealed-guardrails@example.com")
+	id, key, agent := guardedAgentWithKey(t, s, owner, map[string]any{"tx_max_value_eth": "0.1"})
+	path := "/v1/agents/" + id + "/transactions/sign"
+	oneEth := map[string]any{"value": "0xde0b6b3a7640000"}
+	requireProblem(t, s.Do("POST", path, agent, signOnly(1, oneEth)), http.StatusForbidden, "guardrail_tx_max_value_eth")
+
+	// A database writer lifts the limit: the sealed set still holds it.
+	execSQL(t, s, `UPDATE agents SET guardrails = '{}'::jsonb WHERE id = '`+id+`'`)
+	requireProblem(t, s.Do("POST", path, agent, signOnly(2, oneEth)), http.StatusForbidden, "guardrail_tx_max_value_eth")
+
+	// Editing the sealed set itself breaks its MAC: the enclave refuses.
+	execSQL(t, s, `UPDATE agents SET guardrail_set = convert_to(replace(convert_from(guardrail_set, 'UTF8'), '"0.1"', '"5"'), 'UTF8')
+		WHERE id = '`+id+`'`)
+	requireProblem(t, s.Do("POST", path, agent, signOnly(3, oneEth)), http.StatusForbidden, "forbidden")
+
+	// A human's change seals the next version, which counts from then on.
+	r := s.Do("PATCH", "/v1/agents/"+id, owner.Token, map[string]any{"tx_max_value_eth": "2"})
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	agent = agentJWT(t, s, id, key)
+	r = s.Do("POST", path, agent, signOnly(4, oneEth))
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+
+	// A cleared seal (a change whose sealing failed) fails closed.
+	execSQL(t, s, `UPDATE agents SET guardrail_mac = NULL WHERE id = '`+id+`'`)
+	requireProblem(t, s.Do("POST", path, agent, signOnly(5, oneEth)), http.StatusConflict, "guardrails_unsealed")
+	r = s.Do("PATCH", "/v1/agents/"+id, owner.Token, map[string]any{})
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	agent = agentJWT(t, s, id, key)
+	r = s.Do("POST", path, agent, signOnly(6, oneEth))
+	require.Equal(t, http.StatusOK, r.Status, "an empty PATCH seals again: %s", r.Body)
+}

@@ -125,6 +125,7 @@ func (h *Handlers) CreateAgent(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	entry.Persisted()
+	h.resealAfterChange(r, a.OrgID, a.ID)
 	out := agentView(a)
 	out["agent_id"], out["api_key"] = a.ID, key
 	return writeJSON(w, http.StatusCreated, out)
@@ -273,6 +274,7 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry.Persisted()
 	h.agentRevoked(a)
+	h.resealAfterChange(r, a.OrgID, a.ID)
 	v, err := h.withUsage(r.Context(), a)
 	if err != nil {
 		return err
@@ -311,6 +313,7 @@ func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error 
 	}
 	entry.Persisted()
 	h.agentRevoked(a)
+	h.resealAfterChange(r, a.OrgID, a.ID)
 	out := agentView(a)
 	out["agent_id"], out["api_key"] = a.ID, key
 	return writeJSON(w, http.StatusOK, out)

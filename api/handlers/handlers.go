@@ -61,6 +61,7 @@ type Enclave interface {
 	SealPolicySet(ctx context.Context, req wire.SealPolicySetRequest) ([]byte, error)
 	SigningKey(ctx context.Context, req wire.SigningKeyRequest) (wire.SigningKeyResponse, error)
 	SignIntent(ctx context.Context, req wire.SignIntentRequest) (wire.SignIntentResponse, error)
+	SealGuardrails(ctx context.Context, req wire.SealGuardrailsRequest) ([]byte, error)
 	Attest(ctx context.Context, nonce []byte) ([]byte, error)
 	Health(ctx context.Context) (wire.HealthResponse, error)
 	PublicKeys(ctx context.Context) ([]wire.PublicKey, error)

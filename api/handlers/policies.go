@@ -321,6 +321,12 @@ func (h *Handlers) policiesChanged(r *http.Request, ch store.PolicyChange) {
 		h.agentRevoked(a)
 	}
 	h.sealPolicySet(r, ch)
+	// The agents' tx_conditions rules may have changed with the policies.
+	for _, a := range ch.Revoked {
+		if a.Status == store.AgentActive {
+			h.resealAfterChange(r, a.OrgID, a.ID)
+		}
+	}
 }
 
 // sealPolicySet has the enclave MAC a changed policy set for the caller

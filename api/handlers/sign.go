@@ -101,7 +101,7 @@ func (h *Handlers) SignIntent(w http.ResponseWriter, r *http.Request) error {
 	if kind == wire.IntentDigest {
 		entry.Event.Action = "signing_key.raw_digest_sign"
 	}
-	resp, err := h.enclaveSign(r, signRequest{agent: a, key: key, rules: party.Rules, chain: chain, kind: kind, payload: payload})
+	resp, err := h.enclaveSign(r, signRequest{party: party, chain: chain, kind: kind, payload: payload})
 	if err != nil {
 		return err
 	}

@@ -41,15 +41,6 @@ func guardrailsOrEmptyJSON(b []byte) []byte {
 	return b
 }
 
-// signRules converts the agent's tx_conditions rules for the enclave.
-func signRules(rows []store.TxRuleRow) []wire.SignRule {
-	out := make([]wire.SignRule, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, wire.SignRule{Effect: r.Effect, Priority: r.Priority, Conditions: r.Conditions, ExpiresAt: r.ExpiresAt})
-	}
-	return out
-}
-
 // signingParty reads, in one query, the agent of the {id} path parameter
 // (the caller itself), its active ethereum key and its transaction rules.
 // A missing or inactive agent, or another agent's id, answers 404.
@@ -80,9 +71,7 @@ var errNoEthereumKey = problem.New(http.StatusNotFound, problem.TypeNotFound,
 
 // signRequest is one sign intent on its way to the enclave.
 type signRequest struct {
-	agent   store.Agent
-	key     store.SigningKey
-	rules   []store.TxRuleRow
+	party   store.SigningParty
 	chain   store.Chain
 	kind    string
 	payload []byte
@@ -95,11 +84,10 @@ type signRequest struct {
 // its 403 problem.
 func (h *Handlers) enclaveSign(r *http.Request, req signRequest) (wire.SignIntentResponse, error) {
 	ctx := r.Context()
-	fields, _, err := guardrailsOf(req.agent)
-	if err != nil {
-		return wire.SignIntentResponse{}, err
+	if len(req.party.GuardrailMAC) == 0 {
+		return wire.SignIntentResponse{}, errGuardrailsUnsealed
 	}
-	sc := wire.SignContext{Chain: req.chain.ID, ChainID: uint64(req.chain.ChainID), Guardrails: fields, Rules: signRules(req.rules),
+	sc := wire.SignContext{Chain: req.chain.ID, ChainID: uint64(req.chain.ChainID),
 		TokenKnown: req.tokenKnown, Counters: wire.SignCounters{CountToday: req.counters.CountToday,
 			CountTodayChain: req.counters.CountTodayChain}}
 	if req.counters.SpentTodayChain != nil {
@@ -113,13 +101,16 @@ func (h *Handlers) enclaveSign(r *http.Request, req signRequest) (wire.SignInten
 	if err != nil {
 		return wire.SignIntentResponse{}, err
 	}
-	resp, err := h.Enclave.SignIntent(ctx, wire.SignIntentRequest{Token: c.Token, OrgID: req.agent.OrgID, AgentID: req.agent.ID,
-		Chain: req.key.Chain, KeyVersion: uint32(req.key.Version), Kind: req.kind, Payload: req.payload, Context: scJSON})
+	a, key := req.party.Agent, req.party.Key
+	resp, err := h.Enclave.SignIntent(ctx, wire.SignIntentRequest{Token: c.Token, OrgID: a.OrgID, AgentID: a.ID,
+		Chain: key.Chain, KeyVersion: uint32(key.Version), Kind: req.kind, Payload: req.payload, Context: scJSON,
+		GuardrailSet: req.party.GuardrailSet, GuardrailMAC: req.party.GuardrailMAC})
 	switch {
 	case errors.Is(err, wire.ErrBadRequest):
 		return wire.SignIntentResponse{}, problem.BadRequest(problem.TypeInvalidRequest, "the enclave refused the request as malformed: "+enclaveDetail(err))
 	case errors.Is(err, wire.ErrForbidden):
-		return wire.SignIntentResponse{}, problem.New(http.StatusForbidden, problem.TypeForbidden, "the enclave refused to sign for this caller")
+		return wire.SignIntentResponse{}, problem.New(http.StatusForbidden, problem.TypeForbidden,
+			"the enclave refused to sign: the caller's token or the agent's sealed guardrail set did not verify")
 	case err != nil:
 		return wire.SignIntentResponse{}, err
 	}

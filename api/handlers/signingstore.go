@@ -26,6 +26,9 @@ type SigningStore interface {
 	ListAgentTxs(ctx context.Context, orgID, agentID, before string, limit int) ([]store.AgentTx, error)
 	CountAgentTxsSince(ctx context.Context, orgID string, t time.Time) (int64, error)
 	SigningPartyOf(ctx context.Context, orgID, agentID, chain string) (store.SigningParty, error)
+	AgentGuardrailSource(ctx context.Context, orgID, agentID string) (store.GuardrailSource, error)
+	StageGuardrailSet(ctx context.Context, orgID, agentID string, version int64, set []byte) error
+	SetGuardrailMAC(ctx context.Context, orgID, agentID string, version int64, mac []byte) error
 
 	ReserveTx(ctx context.Context, orgID, agentID, chain string, day time.Time, value *big.Int, lim store.TxLimits) (store.TxCounters, string, error)
 	ReleaseTx(ctx context.Context, orgID, agentID, chain string, day time.Time, value *big.Int) error

@@ -209,7 +209,7 @@ func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in
 			p.token, p.tokenAmount = strings.ToLower(p.to.Hex()), call.TokenAmount
 		}
 	}
-	resp, err := h.enclaveSign(r, signRequest{agent: a, key: key, rules: party.Rules, chain: chain, kind: wire.IntentTransaction,
+	resp, err := h.enclaveSign(r, signRequest{party: party, chain: chain, kind: wire.IntentTransaction,
 		payload: payload, counters: counters, tokenKnown: tokenKnown})
 	if err != nil {
 		return txResult{}, err

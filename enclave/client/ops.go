@@ -210,3 +210,21 @@ func (c *Client) SignIntent(ctx context.Context, req wire.SignIntentRequest) (wi
 	c.put(cn)
 	return out, nil
 }
+
+// SealGuardrails has the enclave MAC an agent's new guardrail set (the
+// wire.GuardrailSet JSON at req.Version) for the human in req.ChangerToken
+// and returns the MAC to store with the set. Like SealPolicySet it is never
+// retried automatically: a retry of a sealed version is a conflict.
+func (c *Client) SealGuardrails(ctx context.Context, req wire.SealGuardrailsRequest) ([]byte, error) {
+	var resp wire.SealPolicySetResponse
+	cn, err := c.call(ctx, wire.OpSealGuardrails, false, &req, &resp)
+	if err != nil {
+		return nil, err
+	}
+	mac := bytes.Clone(resp.MAC)
+	c.put(cn)
+	if len(mac) != wire.PolicyMACLen {
+		return nil, fmt.Errorf("%w: guardrail set mac of %d bytes", wire.ErrInternal, len(mac))
+	}
+	return mac, nil
+}

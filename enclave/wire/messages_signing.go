@@ -103,6 +103,10 @@ type SignIntentRequest struct {
 	Kind       string
 	Payload    []byte
 	Context    []byte
+	// GuardrailSet is the agent's sealed guardrail set (GuardrailSet JSON)
+	// and GuardrailMAC the MAC SealGuardrails gave it.
+	GuardrailSet []byte
+	GuardrailMAC []byte
 }
 
 // Append implements Message.
@@ -127,7 +131,13 @@ func (m *SignIntentRequest) Append(b []byte) ([]byte, error) {
 	if b, err = appendBytes(b, m.Payload, MaxIntentLen, "payload"); err != nil {
 		return b, err
 	}
-	return appendBytes(b, m.Context, MaxSignContext, "context")
+	if b, err = appendBytes(b, m.Context, MaxSignContext, "context"); err != nil {
+		return b, err
+	}
+	if b, err = appendBytes(b, m.GuardrailSet, MaxSignContext, "guardrail set"); err != nil {
+		return b, err
+	}
+	return appendBytes(b, m.GuardrailMAC, PolicyMACLen, "guardrail mac")
 }
 
 // Decode implements Message.
@@ -141,6 +151,47 @@ func (m *SignIntentRequest) Decode(b []byte) error {
 	m.Kind = d.str(MaxShortLen, "kind")
 	m.Payload = d.bytes(MaxIntentLen, "payload")
 	m.Context = d.bytes(MaxSignContext, "context")
+	m.GuardrailSet = d.bytes(MaxSignContext, "guardrail set")
+	m.GuardrailMAC = d.bytes(PolicyMACLen, "guardrail mac")
+	return d.finish()
+}
+
+// SealGuardrailsRequest asks the enclave to MAC an agent's new guardrail
+// set (GuardrailSet JSON naming the agent and Version) for the human in
+// ChangerToken, a user of OrgID. The answer is a SealPolicySetResponse
+// carrying the MAC.
+type SealGuardrailsRequest struct {
+	OrgID        string
+	AgentID      string
+	Version      uint64
+	Set          []byte
+	ChangerToken string
+}
+
+// Append implements Message.
+func (m *SealGuardrailsRequest) Append(b []byte) ([]byte, error) {
+	b, err := appendString(b, m.OrgID, MaxIDLen, "org id")
+	if err != nil {
+		return b, err
+	}
+	if b, err = appendString(b, m.AgentID, MaxIDLen, "agent id"); err != nil {
+		return b, err
+	}
+	b = appendU64(b, m.Version)
+	if b, err = appendBytes(b, m.Set, MaxSignContext, "guardrail set"); err != nil {
+		return b, err
+	}
+	return appendString(b, m.ChangerToken, MaxTokenLen, "changer token")
+}
+
+// Decode implements Message.
+func (m *SealGuardrailsRequest) Decode(b []byte) error {
+	d := decoder{b: b}
+	m.OrgID = d.str(MaxIDLen, "org id")
+	m.AgentID = d.str(MaxIDLen, "agent id")
+	m.Version = d.u64("version")
+	m.Set = d.bytes(MaxSignContext, "guardrail set")
+	m.ChangerToken = d.str(MaxTokenLen, "changer token")
 	return d.finish()
 }
 

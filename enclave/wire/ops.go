@@ -6,21 +6,22 @@ type Op uint16
 // Operations. The first frame of every connection is OpAttest, unMAC'd; it
 // sets up the session. Every later frame carries a MAC.
 const (
-	OpAttest        Op = 1
-	OpCreateKEK     Op = 2
-	OpSeal          Op = 3
-	OpOpen          Op = 4
-	OpSignJWT       Op = 5
-	OpPublicKeys    Op = 6
-	OpHealth        Op = 7
-	OpSignAuditHead Op = 8
-	OpSealPolicySet Op = 9
-	OpSigningKey    Op = 10
-	OpSignIntent    Op = 11
+	OpAttest         Op = 1
+	OpCreateKEK      Op = 2
+	OpSeal           Op = 3
+	OpOpen           Op = 4
+	OpSignJWT        Op = 5
+	OpPublicKeys     Op = 6
+	OpHealth         Op = 7
+	OpSignAuditHead  Op = 8
+	OpSealPolicySet  Op = 9
+	OpSigningKey     Op = 10
+	OpSignIntent     Op = 11
+	OpSealGuardrails Op = 12
 )
 
 // Valid reports whether op is a known operation.
-func (op Op) Valid() bool { return op >= OpAttest && op <= OpSignIntent }
+func (op Op) Valid() bool { return op >= OpAttest && op <= OpSealGuardrails }
 
 // String names the operation for logs.
 func (op Op) String() string {
@@ -47,6 +48,8 @@ func (op Op) String() string {
 		return "signing_key"
 	case OpSignIntent:
 		return "sign_intent"
+	case OpSealGuardrails:
+		return "seal_guardrails"
 	default:
 		return "unknown"
 	}

@@ -28,6 +28,8 @@ func sampleMessages() map[string]struct{ in, out Message } {
 		"signing key reply":  {&SigningKeyResponse{Curve: "secp256k1", PublicKey: bytes.Repeat([]byte{4}, 65)}, &SigningKeyResponse{}},
 		"sign intent":        {&SignIntentRequest{Token: "h.p.s", OrgID: "o", AgentID: "a", Chain: "base", KeyVersion: 1, Kind: IntentTransaction, Payload: []byte(`{}`), Context: []byte(`{}`)}, &SignIntentRequest{}},
 		"sign intent reply":  {&SignIntentResponse{Signature: bytes.Repeat([]byte{1}, 65), Digest: hash[:], SignedTx: []byte{2, 3}, TxHash: hash[:]}, &SignIntentResponse{}},
+		"seal guardrails":    {&SealGuardrailsRequest{OrgID: "o", AgentID: "a", Version: 3, Set: []byte(`{}`), ChangerToken: "h.p.s"}, &SealGuardrailsRequest{}},
+		"sign intent sealed": {&SignIntentRequest{Token: "t", OrgID: "o", AgentID: "a", Chain: "ethereum", KeyVersion: 2, Kind: IntentDigest, Payload: hash[:], Context: []byte(`{}`), GuardrailSet: []byte(`{"agent_id":"a"}`), GuardrailMAC: bytes.Repeat([]byte{6}, PolicyMACLen)}, &SignIntentRequest{}},
 		"sign intent denied": {&SignIntentResponse{Denied: "tx_to_allowlist", Detail: "d"}, &SignIntentResponse{}},
 		"sign jwt":           {&SignJWTRequest{Claims: []byte(`{"sub":"x"}`)}, &SignJWTRequest{}},
 		"sign jwt reply":     {&SignJWTResponse{Token: "a.b.c", KID: "ocv-jwt-v1"}, &SignJWTResponse{}},
@@ -133,12 +135,12 @@ func TestCodeMapping(t *testing.T) {
 }
 
 func TestOps(t *testing.T) {
-	for op := OpAttest; op <= OpSignIntent; op++ {
+	for op := OpAttest; op <= OpSealGuardrails; op++ {
 		require.True(t, op.Valid())
 		require.NotEqual(t, "unknown", op.String())
 	}
-	require.Equal(t, "sign_intent", OpSignIntent.String())
-	require.False(t, (OpSignIntent + 1).Valid())
+	require.Equal(t, "seal_guardrails", OpSealGuardrails.String())
+	require.False(t, (OpSealGuardrails + 1).Valid())
 	require.False(t, Op(0).Valid())
 }
 

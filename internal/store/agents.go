@@ -216,15 +216,18 @@ func (s *Store) DeactivateAgent(ctx context.Context, orgID, id string, ev *audit
 }
 
 // revokeAgentTokens moves the agent's tokens_valid_after to one second
-// past the database's now (never backwards), announces it on
+// past the database's now (never backwards), clears its guardrail-set MAC, announces it on
 // AgentTokensChannel and returns the agent. The second of margin covers
 // clock skew between replicas: a token minted elsewhere just before the
 // revocation carries an issue time before the cutoff even on a replica
 // whose clock runs ahead; a token minted after it is stamped with the
 // cutoff at least (see proxy/auth.Minter), so fresh exchanges work at once.
 func revokeAgentTokens(ctx context.Context, tx pgx.Tx, orgID, id string) (Agent, error) {
+	// The change may alter the agent's guardrails or rules: its sealed set
+	// stops counting until it is sealed again.
 	a, err := scanAgent(tx.QueryRow(ctx, `UPDATE agents
-		SET tokens_valid_after = greatest(coalesce(tokens_valid_after, '-infinity'), now() + interval '1 second')
+		SET tokens_valid_after = greatest(coalesce(tokens_valid_after, '-infinity'), now() + interval '1 second'),
+			guardrail_mac = NULL
 		WHERE org_id = $1 AND id = $2 RETURNING `+agentColumns, orgID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Agent{}, fmt.Errorf("revoking agent tokens: %w", ErrNotFound)

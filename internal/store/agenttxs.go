@@ -160,14 +160,6 @@ func (s *Store) ListAgentTxs(ctx context.Context, orgID, agentID, before string,
 	return out, nil
 }
 
-// TxRuleRow is one policy with tx_conditions that targets an agent.
-type TxRuleRow struct {
-	Effect     string
-	Priority   int
-	Conditions []byte
-	ExpiresAt  *time.Time
-}
-
 // CountAgentTxsSince counts the organization's signed transactions since t.
 func (s *Store) CountAgentTxsSince(ctx context.Context, orgID string, t time.Time) (int64, error) {
 	var n int64

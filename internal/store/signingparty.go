@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,21 +11,19 @@ import (
 
 // SigningParty is what a signing request needs about its agent, read in
 // one query: the agent, its active key for a chain (Key.Version 0 when it
-// has none) and its transaction rules.
+// has none) and its sealed guardrail set (GuardrailMAC nil while unsealed).
 type SigningParty struct {
-	Agent Agent
-	Key   SigningKey
-	Rules []TxRuleRow
+	Agent        Agent
+	Key          SigningKey
+	GuardrailSet []byte
+	GuardrailMAC []byte
 }
 
-// signingPartySQL reads the agent, its active key for $3 and the
-// tx_conditions of the policies that target it.
+// signingPartySQL reads the agent, its active key for $3 and its sealed
+// guardrail set.
 const signingPartySQL = `SELECT ` + agentColumns + `,
 	coalesce(k.version, 0), coalesce(k.curve, ''), k.public_key, coalesce(k.address, ''), coalesce(k.imported, false), k.key_created_at,
-	coalesce((SELECT json_agg(json_build_object('effect', p.effect, 'priority', p.priority, 'conditions', p.tx_conditions,
-		'expires_at', p.expires_at)) FROM policies p
-		WHERE p.org_id = $1 AND p.principal_type = 'agent' AND p.principal_id = $2 AND p.tx_conditions IS NOT NULL
-			AND p.tx_conditions <> '{}'::jsonb AND (p.expires_at IS NULL OR p.expires_at > now())), '[]')
+	guardrail_set, guardrail_mac
 	FROM agents LEFT JOIN LATERAL (SELECT version, curve, public_key, address, imported, created_at AS key_created_at
 		FROM signing_keys sk WHERE sk.org_id = $1 AND sk.agent_id = $2 AND sk.chain = $3 AND sk.status = 'active') k ON true
 	WHERE agents.org_id = $1 AND agents.id = $2`
@@ -38,11 +35,10 @@ func (s *Store) SigningPartyOf(ctx context.Context, orgID, agentID, chain string
 	a := &p.Agent
 	k := &p.Key
 	var keyCreated *time.Time
-	var rules []byte
 	err := s.pool.QueryRow(ctx, signingPartySQL, orgID, agentID, chain).Scan(&a.OrgID, &a.ID, &a.Name, &a.Description,
 		&a.Status, &a.IntentsAPIEnabled, &a.Environment, &a.Scopes, &a.Guardrails, &a.KeyLastFour, &a.APIKeyExpiresAt,
 		&a.TokensValidAfter, &a.CreatedBy, &a.CreatedAt, &a.UpdatedAt,
-		&k.Version, &k.Curve, &k.PublicKey, &k.Address, &k.Imported, &keyCreated, &rules)
+		&k.Version, &k.Curve, &k.PublicKey, &k.Address, &k.Imported, &keyCreated, &p.GuardrailSet, &p.GuardrailMAC)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return SigningParty{}, fmt.Errorf("agent %s: %w", agentID, ErrNotFound)
 	}
@@ -54,18 +50,6 @@ func (s *Store) SigningPartyOf(ctx context.Context, orgID, agentID, chain string
 		if keyCreated != nil {
 			k.CreatedAt = *keyCreated
 		}
-	}
-	var rows []struct {
-		Effect     string          `json:"effect"`
-		Priority   int             `json:"priority"`
-		Conditions json.RawMessage `json:"conditions"`
-		ExpiresAt  *time.Time      `json:"expires_at"`
-	}
-	if err := json.Unmarshal(rules, &rows); err != nil {
-		return SigningParty{}, fmt.Errorf("reading tx rules: %w", err)
-	}
-	for _, r := range rows {
-		p.Rules = append(p.Rules, TxRuleRow{Effect: r.Effect, Priority: r.Priority, Conditions: r.Conditions, ExpiresAt: r.ExpiresAt})
 	}
 	return p, nil
 }

@@ -192,6 +192,16 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 			return out, err
 		}
 		return resp.Append(out)
+	case wire.OpSealGuardrails:
+		var req wire.SealGuardrailsRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		mac, err := h.authz.sealGuardrails(ctx, &req)
+		if err != nil {
+			return out, err
+		}
+		return (&wire.SealPolicySetResponse{MAC: mac}).Append(out)
 	case wire.OpSignIntent:
 		var req wire.SignIntentRequest
 		if err := req.Decode(body); err != nil {

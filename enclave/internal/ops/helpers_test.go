@@ -23,6 +23,8 @@ type fixture struct {
 	ks         *memstore.Store
 	validator  *nitro.Validator
 	channelPub []byte
+	// guardrailVersion is the last guardrail-set version sealed.
+	guardrailVersion uint64
 }
 
 func newFixture(t testing.TB) *fixture {

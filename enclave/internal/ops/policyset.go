@@ -74,9 +74,9 @@ func setDigest(org string, set []byte) [32]byte {
 
 // computeMAC has the key store MAC (org, set). A key-store failure is an
 // outage (Unavailable), never a verdict on the set.
-func (a *authorizer) computeMAC(ctx context.Context, org string, set []byte) ([]byte, error) {
-	msg := make([]byte, 0, len(policySetMACPrefix)+len(org)+1+len(set))
-	msg = append(msg, policySetMACPrefix...)
+func (a *authorizer) computeMAC(ctx context.Context, prefix, org string, set []byte) ([]byte, error) {
+	msg := make([]byte, 0, len(prefix)+len(org)+1+len(set))
+	msg = append(msg, prefix...)
 	msg = append(msg, org...)
 	msg = append(msg, '\n')
 	msg = append(msg, set...)
@@ -129,7 +129,7 @@ func (a *authorizer) loadSet(ctx context.Context, org string, set, mac []byte) (
 		}
 		return s, nil
 	}
-	tag, err := a.computeMAC(ctx, org, set)
+	tag, err := a.computeMAC(ctx, policySetMACPrefix, org, set)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (a *authorizer) sealPolicySet(ctx context.Context, req *wire.SealPolicySetR
 	if !a.versions.newer(k, version) {
 		return nil, fmt.Errorf("%w: policy set version %d is not newer than one seen", wire.ErrConflict, version)
 	}
-	tag, err := a.computeMAC(ctx, req.OrgID, req.Set)
+	tag, err := a.computeMAC(ctx, policySetMACPrefix, req.OrgID, req.Set)
 	if err != nil {
 		return nil, err
 	}

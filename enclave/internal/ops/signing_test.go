@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"encoding/json"
 	"testing"
@@ -33,7 +34,16 @@ func agentWithKey(t *testing.T, f *fixture) (string, keyvault.Secp256k1Point) {
 	return f.token(t, c), keyvault.Secp256k1Point(resp.PublicKey)
 }
 
-func signContext(t *testing.T, guardrails map[string]any) []byte {
+func signContext(t *testing.T) []byte {
+	t.Helper()
+	b, err := json.Marshal(wire.SignContext{Chain: "base", ChainID: 8453})
+	require.NoError(t, err)
+	return b
+}
+
+// sealGuardrails seals the agent's guardrails as a human of the org would,
+// at the next version, and returns the set and its MAC.
+func (f *fixture) sealGuardrails(t *testing.T, guardrails map[string]any) ([]byte, []byte) {
 	t.Helper()
 	g := map[string]json.RawMessage{}
 	for k, v := range guardrails {
@@ -41,9 +51,14 @@ func signContext(t *testing.T, guardrails map[string]any) []byte {
 		require.NoError(t, err)
 		g[k] = b
 	}
-	b, err := json.Marshal(wire.SignContext{Chain: "base", ChainID: 8453, Guardrails: g})
+	f.guardrailVersion++
+	set, err := json.Marshal(wire.GuardrailSet{AgentID: signAgent, Version: f.guardrailVersion, Guardrails: g, Rules: []wire.SignRule{}})
 	require.NoError(t, err)
-	return b
+	human := f.token(t, claimsFor(signOrg, "user", "owner-1", "member"))
+	var resp wire.SealPolicySetResponse
+	require.NoError(t, f.call(t, wire.OpSealGuardrails, &wire.SealGuardrailsRequest{OrgID: signOrg, AgentID: signAgent,
+		Version: f.guardrailVersion, Set: set, ChangerToken: human}, &resp))
+	return set, resp.MAC
 }
 
 func TestSigningKeyRefusals(t *testing.T) {
@@ -81,9 +96,11 @@ func TestSignIntent(t *testing.T) {
 	tok, pub := agentWithKey(t, f)
 	addr := crypto.PubkeyToAddress(*mustPub(t, pub))
 	sign := func(kind string, payload []byte, guardrails map[string]any, token string) (wire.SignIntentResponse, error) {
+		set, mac := f.sealGuardrails(t, guardrails)
 		var resp wire.SignIntentResponse
 		err := f.call(t, wire.OpSignIntent, &wire.SignIntentRequest{Token: token, OrgID: signOrg, AgentID: signAgent,
-			Chain: "ethereum", KeyVersion: 1, Kind: kind, Payload: payload, Context: signContext(t, guardrails)}, &resp)
+			Chain: "ethereum", KeyVersion: 1, Kind: kind, Payload: payload, Context: signContext(t), GuardrailSet: set,
+			GuardrailMAC: mac}, &resp)
 		return resp, err
 	}
 
@@ -164,4 +181,52 @@ func mustPub(t *testing.T, p keyvault.Secp256k1Point) *ecdsa.PublicKey {
 	pub, err := crypto.UnmarshalPubkey(p)
 	require.NoError(t, err)
 	return pub
+}
+
+func TestGuardrailSetsAreSealed(t *testing.T) {
+	f := newFixture(t)
+	tok, _ := agentWithKey(t, f)
+	loose, looseMAC := f.sealGuardrails(t, map[string]any{"message_signing_enabled": true})
+	strict, strictMAC := f.sealGuardrails(t, map[string]any{})
+	sign := func(set, mac []byte) (wire.SignIntentResponse, error) {
+		var resp wire.SignIntentResponse
+		err := f.call(t, wire.OpSignIntent, &wire.SignIntentRequest{Token: tok, OrgID: signOrg, AgentID: signAgent,
+			Chain: "ethereum", KeyVersion: 1, Kind: wire.IntentPersonalSign, Payload: []byte("x"), Context: signContext(t),
+			GuardrailSet: set, GuardrailMAC: mac}, &resp)
+		return resp, err
+	}
+	resp, err := sign(strict, strictMAC)
+	require.NoError(t, err)
+	require.Equal(t, "message_signing_enabled", resp.Denied, "the newest sealed set applies")
+
+	forged := bytes.Replace(strict, []byte(`"guardrails":{}`), []byte(`"guardrails":{"message_signing_enabled":true}`), 1)
+	for name, tc := range map[string]struct{ set, mac []byte }{
+		"fail no set":               {nil, nil},
+		"fail forged set":           {forged, strictMAC},
+		"fail rolled back to older": {loose, looseMAC},
+		"fail mac of another set":   {strict, looseMAC},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := sign(tc.set, tc.mac)
+			require.ErrorIs(t, err, wire.ErrForbidden)
+		})
+	}
+
+	t.Run("only a human of the organization seals", func(t *testing.T) {
+		set, err := json.Marshal(wire.GuardrailSet{AgentID: signAgent, Version: 99, Guardrails: map[string]json.RawMessage{}})
+		require.NoError(t, err)
+		var resp wire.SealPolicySetResponse
+		for name, token := range map[string]string{
+			"agent":     tok,
+			"other org": f.token(t, claimsFor("org-other", "user", "u", "owner")),
+		} {
+			err := f.call(t, wire.OpSealGuardrails, &wire.SealGuardrailsRequest{OrgID: signOrg, AgentID: signAgent, Version: 99,
+				Set: set, ChangerToken: token}, &resp)
+			require.ErrorIs(t, err, wire.ErrForbidden, name)
+		}
+		human := f.token(t, claimsFor(signOrg, "user", "owner-1", "member"))
+		err = f.call(t, wire.OpSealGuardrails, &wire.SealGuardrailsRequest{OrgID: signOrg, AgentID: signAgent, Version: 1,
+			Set: bytes.Replace(set, []byte(`"version":99`), []byte(`"version":1`), 1), ChangerToken: human}, &resp)
+		require.ErrorIs(t, err, wire.ErrConflict, "an older version is refused")
+	})
 }

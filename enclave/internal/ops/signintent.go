@@ -50,13 +50,9 @@ func (h *Handler) SignIntent(ctx context.Context, req *wire.SignIntentRequest) (
 	if err := json.Unmarshal(req.Context, &sc); err != nil {
 		return nil, fmt.Errorf("%w: sign context: %w", wire.ErrBadRequest, err)
 	}
-	g, err := policy.ParseGuardrails(sc.Guardrails)
+	g, rules, err := h.authz.loadGuardrails(ctx, req.OrgID, req.AgentID, req.GuardrailSet, req.GuardrailMAC)
 	if err != nil {
-		return denied(policy.GuardrailDecode, "the agent's guardrails do not parse"), nil
-	}
-	rules, err := txRules(sc.Rules)
-	if err != nil {
-		return denied(policy.GuardrailConditions, "a tx_conditions rule does not parse"), nil
+		return nil, err
 	}
 	signer, err := h.ks.Signer(ctx, signingKeyRef(req.AgentID, req.Chain, req.KeyVersion))
 	if err != nil {
