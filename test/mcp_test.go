@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -258,4 +261,32 @@ func mcpKeys(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestMCPSigning: an agent signs through `ocv mcp` (the Intents API tools)
+// and a guardrail refusal reaches the model as a tool error naming it.
+func TestMCPSigning(t *testing.T) {
+	f := newMCPFixture(t)
+	r := f.s.Do("PATCH", "/v1/agents/"+f.agentID, f.owner.Token, map[string]any{"intents_api_enabled": true,
+		"message_signing_enabled": true, "tx_max_value_eth": "0.1"})
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	r = f.s.Do("POST", "/v1/agents/"+f.agentID+"/signing-keys", f.owner.Token, map[string]any{"chain": "ethereum"})
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	address := r.JSON(t)["address"].(string)
+
+	var stderr lockedBuffer
+	cs := f.session(t, &stderr)
+	keys, errText := toolCall(t, cs, "get_signing_keys", map[string]any{})
+	require.Empty(t, errText)
+	require.Contains(t, fmt.Sprint(keys), address)
+
+	sig, errText := toolCall(t, cs, "sign_message", map[string]any{"message": "hello from a model"})
+	require.Empty(t, errText)
+	raw, err := hexutil.Decode(sig["signature"].(string))
+	require.NoError(t, err)
+	require.Equal(t, common.HexToAddress(address), recoverPersonal(t, []byte("hello from a model"), raw))
+
+	_, errText = toolCall(t, cs, "sign_transaction", map[string]any{"chain_id": "base", "to": otherTo,
+		"value": "0xde0b6b3a7640000", "nonce": 1, "gas": 21000, "max_fee_per_gas": "0x3b9aca00", "max_priority_fee_per_gas": "0x1"})
+	require.Contains(t, errText, "guardrail_tx_max_value_eth")
 }

@@ -240,6 +240,7 @@ func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in
 		return txResult{}, problem.New(http.StatusBadGateway, problem.TypeBroadcastRejected,
 			"the node rejected the transaction ("+rec.ID+"); nothing was sent")
 	}
+	keep = true // on the chain now: its nonce and spend are used
 	data := txEventData(rec)
 	rec, err = h.Store.SetAgentTxStatus(ctx, a.OrgID, rec.ID, store.TxBroadcast, "", "agent.transaction.broadcast", data)
 	if err != nil {

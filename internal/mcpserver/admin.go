@@ -113,7 +113,7 @@ func (t *tools) sharingAvailable(ctx context.Context) (bool, error) {
 	if t.shareOK.Load() {
 		return true, nil
 	}
-	status, body, err := t.api.send(ctx, http.MethodGet, "/openapi.json", nil, nil, "")
+	status, body, err := t.api.send(ctx, http.MethodGet, "/openapi.json", nil, nil, nil, "")
 	if err != nil {
 		return false, fmt.Errorf("checking for the share endpoint: %w", err)
 	}

@@ -69,7 +69,7 @@ func (c *apiClient) renew(ctx context.Context, stale string) (string, bool, erro
 
 func (c *apiClient) exchangeLocked(ctx context.Context) (string, error) {
 	c.token = ""
-	status, body, err := c.send(ctx, http.MethodPost, "/v1/auth/agent-token", nil,
+	status, body, err := c.send(ctx, http.MethodPost, "/v1/auth/agent-token", nil, nil,
 		map[string]string{"agent_id": c.agentID, "api_key": c.agentKey}, "")
 	if err != nil {
 		return "", fmt.Errorf("exchanging the agent key for a token: %w", err)
@@ -90,11 +90,18 @@ func (c *apiClient) exchangeLocked(ctx context.Context) (string, error) {
 // 2xx answer; other answers become *APIError. A 401 is retried once with a
 // freshly exchanged token.
 func (c *apiClient) call(ctx context.Context, method, path string, query url.Values, in any) (int, []byte, error) {
+	return c.callWith(ctx, method, path, query, nil, in)
+}
+
+// callWith is call with extra request headers (for example
+// Idempotency-Key). The retry after a 401 is safe for non-idempotent
+// requests: the API refuses an unauthenticated request before acting on it.
+func (c *apiClient) callWith(ctx context.Context, method, path string, query url.Values, hdr http.Header, in any) (int, []byte, error) {
 	tok, err := c.accessToken(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
-	status, body, err := c.send(ctx, method, path, query, in, tok)
+	status, body, err := c.send(ctx, method, path, query, hdr, in, tok)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -104,7 +111,7 @@ func (c *apiClient) call(ctx context.Context, method, path string, query url.Val
 			return 0, nil, err
 		}
 		if ok {
-			if status, body, err = c.send(ctx, method, path, query, in, fresh); err != nil {
+			if status, body, err = c.send(ctx, method, path, query, hdr, in, fresh); err != nil {
 				return 0, nil, err
 			}
 		}
@@ -117,7 +124,12 @@ func (c *apiClient) call(ctx context.Context, method, path string, query url.Val
 
 // callJSON is call with the answer decoded into out.
 func (c *apiClient) callJSON(ctx context.Context, method, path string, query url.Values, in, out any) (int, error) {
-	status, body, err := c.call(ctx, method, path, query, in)
+	return c.callJSONWith(ctx, method, path, query, nil, in, out)
+}
+
+// callJSONWith is callWith with the answer decoded into out.
+func (c *apiClient) callJSONWith(ctx context.Context, method, path string, query url.Values, hdr http.Header, in, out any) (int, error) {
+	status, body, err := c.callWith(ctx, method, path, query, hdr, in)
 	if err != nil {
 		return status, err
 	}
@@ -129,9 +141,9 @@ func (c *apiClient) callJSON(ctx context.Context, method, path string, query url
 	return status, nil
 }
 
-// send performs one request; tok may be empty. Transport errors name the
-// method and path only.
-func (c *apiClient) send(ctx context.Context, method, path string, query url.Values, in any, tok string) (int, []byte, error) {
+// send performs one request with the extra headers hdr (may be nil); tok
+// may be empty. Transport errors name the method and path only.
+func (c *apiClient) send(ctx context.Context, method, path string, query url.Values, hdr http.Header, in any, tok string) (int, []byte, error) {
 	var rd io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -147,6 +159,11 @@ func (c *apiClient) send(ctx context.Context, method, path string, query url.Val
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
 		return 0, nil, fmt.Errorf("building request %s %s: %w", method, path, err)
+	}
+	for k, vs := range hdr {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "ocv-mcp")

@@ -23,4 +23,13 @@
 // it (for example `ocv run`), while the value itself never reaches the
 // model. Writing tools (put_secret, rotate_and_store) never echo a value in
 // either mode.
+//
+// Intents API. The tools get_signing_keys, get_balance, sign_message,
+// sign_typed_data, simulate_transaction, sign_transaction, send_transaction
+// and list_transactions are thin calls of /v1/agents/{id}/… on the agent's
+// own id (read once from GET /v1/agents/me). They forward the client's
+// arguments as their original JSON text, so that a wei amount or a uint256
+// of typed data is never rounded through float64. The guardrails are the
+// enclave's: a refusal comes back as a tool error naming the problem type
+// (guardrail_<name>, simulation_reverted, guardrails_unsealed, …).
 package mcpserver

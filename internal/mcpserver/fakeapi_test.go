@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -32,10 +33,27 @@ type fakeAPI struct {
 	values    map[string]string             // vault/path → value
 	policies  []map[string]any
 	forbidden map[string]bool // vault/path answering 403
+
+	meCalls  int                    // GET /v1/agents/me answered
+	meDenied bool                   // GET /v1/agents/me answers 403 (a human token)
+	intents  []intentReq            // requests to the agent's Intents routes, in order
+	refuse   map[string]fakeProblem // "METHOD suffix" → problem answered instead
+}
+
+// intentReq is one request to /v1/agents/{id}/…, as the fake received it.
+type intentReq struct {
+	Method, Suffix, Query, IdempotencyKey string
+	Body                                  []byte
+}
+
+// fakeProblem is a problem answer with a type slug, as the API sends them.
+type fakeProblem struct {
+	Status       int
+	Type, Detail string
 }
 
 func newFakeAPI(t testing.TB) *fakeAPI {
-	f := &fakeAPI{t: t, expiresIn: 7200, tokens: map[string]bool{}, forbidden: map[string]bool{},
+	f := &fakeAPI{t: t, expiresIn: 7200, tokens: map[string]bool{}, forbidden: map[string]bool{}, refuse: map[string]fakeProblem{},
 		secrets: map[string]map[string]*secret{fakeVault: {}}, values: map[string]string{}}
 	f.srv = httptest.NewTLSServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -104,6 +122,10 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !f.tokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")] {
 		f.problem(w, 401, "Invalid token", "the token is invalid or expired")
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, "/v1/agents/") {
+		f.serveAgents(w, r)
 		return
 	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/v1/vaults")
@@ -183,4 +205,60 @@ func (f *fakeAPI) serveSecrets(w http.ResponseWriter, r *http.Request, rest stri
 	default:
 		f.problem(w, 405, "Method not allowed", "")
 	}
+}
+
+// lastIntent is the last request to an Intents route (zero when none).
+func (f *fakeAPI) lastIntent() (intentReq, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.intents) == 0 {
+		return intentReq{}, 0
+	}
+	return f.intents[len(f.intents)-1], len(f.intents)
+}
+
+// serveAgents answers GET /v1/agents/me and the agent's own Intents routes
+// (/v1/agents/{id}/…); another agent's id is 404, as in the API.
+func (f *fakeAPI) serveAgents(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/v1/agents/me" && r.Method == http.MethodGet {
+		if f.meDenied {
+			f.typed(w, fakeProblem{Status: 403, Type: "forbidden", Detail: "only agents have a profile here"})
+			return
+		}
+		f.meCalls++
+		f.reply(w, 200, map[string]any{"id": fakeAgentID, "name": "claude", "intents_api_enabled": true})
+		return
+	}
+	suffix, ok := strings.CutPrefix(r.URL.Path, "/v1/agents/"+fakeAgentID)
+	if !ok {
+		f.typed(w, fakeProblem{Status: 404, Type: "not_found", Detail: "agent not found"})
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	f.intents = append(f.intents, intentReq{Method: r.Method, Suffix: suffix, Query: r.URL.RawQuery,
+		IdempotencyKey: r.Header.Get("Idempotency-Key"), Body: body})
+	route := r.Method + " " + suffix
+	if p, refused := f.refuse[route]; refused {
+		f.typed(w, p)
+		return
+	}
+	switch route {
+	case "GET /signing-keys":
+		f.reply(w, 200, map[string]any{"items": []map[string]any{{"agent_id": fakeAgentID, "chain": "ethereum",
+			"address": "0x00000000000000000000000000000000000000A1", "curve": "secp256k1", "version": 1}},
+			"next_cursor": nil})
+	case "GET /transactions", "GET /signing-keys/base/balance", "GET /signing-keys/8453/balance",
+		"POST /sign", "POST /transactions", "POST /transactions/sign", "POST /transactions/simulate":
+		f.reply(w, 200, map[string]any{"route": route})
+	default:
+		f.typed(w, fakeProblem{Status: 404, Type: "not_found", Detail: "no such route"})
+	}
+}
+
+// typed answers a problem with its type slug and the status's title.
+func (f *fakeAPI) typed(w http.ResponseWriter, p fakeProblem) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"type": p.Type, "title": http.StatusText(p.Status),
+		"status": p.Status, "detail": p.Detail})
 }

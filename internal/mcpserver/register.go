@@ -57,7 +57,8 @@ type shareArgs struct {
 	MaxAccessCount int    `json:"max_access_count" jsonschema:"how many times the share may be opened"`
 }
 
-// register adds the ten tools to srv.
+// register adds every tool to srv: the ten secrets tools, then the
+// Intents API tools (registerIntents).
 func (t *tools) register(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "list_vaults", Annotations: readOnly(),
 		Description: "List the vaults this agent can see (id, name, description)."}, t.listVaults)
@@ -116,6 +117,7 @@ func (t *tools) register(srv *mcp.Server) {
 			p["max_access_count"].Minimum = ptr(1.0)
 			p["email"].Format = "email"
 		})}, t.shareSecret)
+	t.registerIntents(srv)
 }
 
 func ptr[T any](v T) *T { return &v }

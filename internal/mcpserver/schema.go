@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,9 +19,14 @@ var Permissions = []string{"read", "write"}
 // PrincipalTypes are the kinds of principal a policy names.
 var PrincipalTypes = []string{"user", "agent"}
 
-// ToolNames are the tools the server offers, in registration order.
-var ToolNames = []string{"list_vaults", "list_secrets", "get_secret", "put_secret", "describe_secret",
+// SecretToolNames are the secrets and administration tools, in
+// registration order.
+var SecretToolNames = []string{"list_vaults", "list_secrets", "get_secret", "put_secret", "describe_secret",
 	"rotate_and_store", "get_env_bundle", "create_vault", "grant_access", "share_secret"}
+
+// ToolNames are the tools the server offers, in registration order: the
+// secrets tools, then the Intents API tools.
+var ToolNames = slices.Concat(SecretToolNames, IntentToolNames)
 
 // schemaFor infers the input schema of T and lets edit add enums and
 // defaults. It panics on an inference error: the types are ours.

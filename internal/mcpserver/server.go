@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,7 +39,7 @@ type Config struct {
 	Now func() time.Time
 }
 
-// New builds the MCP server with the ten OCV tools. It fails with
+// New builds the MCP server with the OCV tools (ToolNames). It fails with
 // ErrNoCredentials when the configuration has no way to authenticate and
 // with ErrBadConfig when the base URL is not an https URL.
 func New(cfg Config) (*mcp.Server, error) {
@@ -86,7 +87,12 @@ func newTools(cfg Config) (*tools, error) {
 func instructions(reveal bool) string {
 	s := "Tools for the Open Custody Vault secrets manager, acting as one agent. " +
 		"Secret paths are slash-separated (prod/db/password). Tools that take a path accept an optional vault_id; " +
-		"without it the server's default vault is used."
+		"without it the server's default vault is used. " +
+		"The signing tools (get_signing_keys, get_balance, sign_message, sign_typed_data, simulate_transaction, " +
+		"sign_transaction, send_transaction, list_transactions) use this agent's own keys through the Intents API; " +
+		"the agent's guardrails decide what may be signed, and a refusal names the guardrail " +
+		"(for example guardrail_tx_max_value_eth). send_transaction broadcasts and cannot be undone: " +
+		"simulate first and pass an idempotency_key."
 	if !reveal {
 		s += " This server does not reveal secret values: get_secret and get_env_bundle return handles " +
 			"(ocv://<vault_id>/<path>#v<version>) that a trusted process resolves."
@@ -123,6 +129,9 @@ type tools struct {
 	reveal  bool
 	now     func() time.Time
 	shareOK atomic.Bool // the API was seen serving the share endpoint
+
+	selfMu sync.Mutex
+	self   string // the agent's own id, from GET /v1/agents/me
 }
 
 // vaultID picks the call's vault id, else the default.

@@ -15,6 +15,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 const TOOLS = [
   "list_vaults", "list_secrets", "get_secret", "put_secret", "describe_secret",
   "rotate_and_store", "get_env_bundle", "create_vault", "grant_access", "share_secret",
+  "get_signing_keys", "get_balance", "sign_message", "sign_typed_data", "simulate_transaction",
+  "sign_transaction", "send_transaction", "list_transactions",
 ];
 
 function check(ok, msg) {
