@@ -32,7 +32,8 @@ type authorizer struct {
 	requireToken bool
 	now          func() time.Time
 	versions     *setVersions
-	sets         *setCache
+	sets         *setCache[*sealedSet]
+	guardSets    *setCache[*verifiedGuardrails]
 }
 
 func newAuthorizer(ctx context.Context, ks keyvault.KeyStore, requireToken bool, now func() time.Time) (*authorizer, error) {
@@ -49,7 +50,8 @@ func newAuthorizer(ctx context.Context, ks keyvault.KeyStore, requireToken bool,
 	}
 	return &authorizer{
 		verifier: v, macer: macer, requireToken: requireToken, now: now,
-		versions: newSetVersions(maxTrackedVaults), sets: newSetCache(policySetCacheBytes),
+		versions: newSetVersions(maxTrackedVaults), sets: newSetCache[*sealedSet](policySetCacheBytes),
+		guardSets: newSetCache[*verifiedGuardrails](guardrailSetCacheBytes),
 	}, nil
 }
 

@@ -167,14 +167,16 @@ func TestSetVersions(t *testing.T) {
 }
 
 func TestSetCacheBounded(t *testing.T) {
-	c := newSetCache(1000)
+	c := newSetCache[*sealedSet](1000)
 	for i := range 10 {
-		c.put(&sealedSet{digest: [32]byte{byte(i)}}, 100) // 556 counted bytes each
+		c.put([32]byte{byte(i)}, &sealedSet{digest: [32]byte{byte(i)}}, 100) // 556 counted bytes each
 	}
 	require.Equal(t, 1, c.len())
-	require.NotNil(t, c.get([32]byte{9}))
-	c.put(&sealedSet{digest: [32]byte{42}}, 1000) // larger than the cache
-	require.Nil(t, c.get([32]byte{42}))
+	_, ok := c.get([32]byte{9})
+	require.True(t, ok)
+	c.put([32]byte{42}, &sealedSet{digest: [32]byte{42}}, 1000) // larger than the cache
+	_, ok = c.get([32]byte{42})
+	require.False(t, ok)
 }
 
 // noMACStore is a key store that wraps keys but cannot compute MACs.

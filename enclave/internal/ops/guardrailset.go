@@ -19,6 +19,19 @@ import (
 // verifies as the other.
 const guardrailSetMACPrefix = "ocv-guardrail-set-v1\n"
 
+// guardrailSetCacheBytes bounds the guardrail sets kept verified.
+const guardrailSetCacheBytes = 16 << 20
+
+// verifiedGuardrails is a guardrail set whose MAC verified, decoded and
+// parsed; shared read-only between requests.
+type verifiedGuardrails struct {
+	mac     []byte
+	agentID string
+	version uint64
+	g       policy.Guardrails
+	rules   []policy.TxRule
+}
+
 // agentSetKey names an agent's guardrail set in the version memory shared
 // with policy sets ("/" never appears in a vault id).
 func agentSetKey(org, agent string) vaultKey { return vaultKey{org: org, vault: "agent/" + agent} }
@@ -90,29 +103,51 @@ func (a *authorizer) loadGuardrails(ctx context.Context, org, agent string, set,
 	if checkOrgID(org) != nil {
 		return policy.Guardrails{}, nil, forbidden("org id unusable")
 	}
-	tag, err := a.computeMAC(ctx, guardrailSetMACPrefix, org, set)
+	v, err := a.verifyGuardrails(ctx, org, set, mac)
 	if err != nil {
 		return policy.Guardrails{}, nil, err
 	}
+	if v.agentID != agent {
+		return policy.Guardrails{}, nil, forbidden("guardrail set of another agent")
+	}
+	if !a.versions.observe(agentSetKey(org, agent), v.version) {
+		return policy.Guardrails{}, nil, forbidden("guardrail set older than one seen")
+	}
+	return v.g, v.rules, nil
+}
+
+// verifyGuardrails checks a set's MAC (from the cache when this exact set
+// verified before, else through the key store) and decodes it.
+func (a *authorizer) verifyGuardrails(ctx context.Context, org string, set, mac []byte) (*verifiedGuardrails, error) {
+	digest := macDigest(guardrailSetMACPrefix, org, set)
+	if v, ok := a.guardSets.get(digest); ok {
+		if !hmac.Equal(v.mac, mac) {
+			return nil, forbidden("guardrail set mac does not verify")
+		}
+		return v, nil
+	}
+	tag, err := a.computeMAC(ctx, guardrailSetMACPrefix, org, set)
+	if err != nil {
+		return nil, err
+	}
 	if !hmac.Equal(tag, mac) {
-		return policy.Guardrails{}, nil, forbidden("guardrail set mac does not verify")
+		return nil, forbidden("guardrail set mac does not verify")
 	}
 	// Only sealGuardrails makes MACs, and only over sets that decode and
 	// parse; a failure here is a set sealed by an older enclave version.
 	gs, err := decodeGuardrailSet(set)
-	if err != nil || gs.AgentID != agent {
-		return policy.Guardrails{}, nil, forbidden("guardrail set of another agent")
-	}
-	if !a.versions.observe(agentSetKey(org, agent), gs.Version) {
-		return policy.Guardrails{}, nil, forbidden("guardrail set older than one seen")
+	if err != nil {
+		return nil, forbidden("sealed guardrail set does not decode")
 	}
 	g, err := policy.ParseGuardrails(gs.Guardrails)
 	if err != nil {
-		return policy.Guardrails{}, nil, forbidden("sealed guardrails do not parse")
+		return nil, forbidden("sealed guardrails do not parse")
 	}
 	rules, err := txRules(gs.Rules)
 	if err != nil {
-		return policy.Guardrails{}, nil, forbidden("sealed tx rules do not parse")
+		return nil, forbidden("sealed tx rules do not parse")
 	}
-	return g, rules, nil
+	v := &verifiedGuardrails{mac: tag, agentID: gs.AgentID, version: gs.Version, g: g, rules: rules}
+	a.guardSets.put(digest, v, len(set))
+	return v, nil
 }

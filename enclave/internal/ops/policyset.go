@@ -62,8 +62,13 @@ func checkOrgID(org string) error {
 // setDigest is SHA-256 of the MAC message of (org, set): the policy-set
 // cache key.
 func setDigest(org string, set []byte) [32]byte {
+	return macDigest(policySetMACPrefix, org, set)
+}
+
+// macDigest is SHA-256 of the MAC message prefix ‖ org ‖ "\n" ‖ set.
+func macDigest(prefix, org string, set []byte) [32]byte {
 	h := sha256.New()
-	h.Write([]byte(policySetMACPrefix))
+	h.Write([]byte(prefix))
 	h.Write([]byte(org))
 	h.Write([]byte{'\n'})
 	h.Write(set)
@@ -122,7 +127,7 @@ func (a *authorizer) loadSet(ctx context.Context, org string, set, mac []byte) (
 		return nil, forbidden("org id unusable")
 	}
 	digest := setDigest(org, set)
-	if s := a.sets.get(digest); s != nil {
+	if s, ok := a.sets.get(digest); ok {
 		// s.mac is the key store's MAC of exactly these bytes.
 		if !hmac.Equal(s.mac, mac) {
 			return nil, forbidden("policy set mac does not verify")
@@ -141,7 +146,7 @@ func (a *authorizer) loadSet(ctx context.Context, org string, set, mac []byte) (
 		// Only SealPolicySet makes MACs, and only over sets that decode.
 		return nil, forbidden("sealed policy set does not decode")
 	}
-	a.sets.put(s, len(set))
+	a.sets.put(s.digest, s, len(set))
 	return s, nil
 }
 
@@ -180,7 +185,7 @@ func (a *authorizer) sealPolicySet(ctx context.Context, req *wire.SealPolicySetR
 		return nil, fmt.Errorf("%w: policy set version %d is not newer than one seen", wire.ErrConflict, version)
 	}
 	if s, err := newSealedSet(setDigest(req.OrgID, req.Set), tag, req.Set); err == nil {
-		a.sets.put(s, len(req.Set))
+		a.sets.put(s.digest, s, len(req.Set))
 	}
 	return tag, nil
 }

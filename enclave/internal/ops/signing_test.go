@@ -22,7 +22,7 @@ const (
 
 // agentWithKey makes the agent's ethereum key v1 and returns an agent
 // token with the intents flag and the key's public point.
-func agentWithKey(t *testing.T, f *fixture) (string, keyvault.Secp256k1Point) {
+func agentWithKey(t testing.TB, f *fixture) (string, keyvault.Secp256k1Point) {
 	t.Helper()
 	owner := f.token(t, claimsFor(signOrg, "user", "owner-1", "member"))
 	var resp wire.SigningKeyResponse
@@ -34,7 +34,7 @@ func agentWithKey(t *testing.T, f *fixture) (string, keyvault.Secp256k1Point) {
 	return f.token(t, c), keyvault.Secp256k1Point(resp.PublicKey)
 }
 
-func signContext(t *testing.T) []byte {
+func signContext(t testing.TB) []byte {
 	t.Helper()
 	b, err := json.Marshal(wire.SignContext{Chain: "base", ChainID: 8453})
 	require.NoError(t, err)
@@ -43,7 +43,7 @@ func signContext(t *testing.T) []byte {
 
 // sealGuardrails seals the agent's guardrails as a human of the org would,
 // at the next version, and returns the set and its MAC.
-func (f *fixture) sealGuardrails(t *testing.T, guardrails map[string]any) ([]byte, []byte) {
+func (f *fixture) sealGuardrails(t testing.TB, guardrails map[string]any) ([]byte, []byte) {
 	t.Helper()
 	g := map[string]json.RawMessage{}
 	for k, v := range guardrails {
