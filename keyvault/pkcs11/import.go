@@ -44,17 +44,7 @@ func (s *Store) ImportKey(ctx context.Context, req keyvault.ImportKeyRequest) (k
 		pkcs11.NewAttribute(pkcs11.CKA_ID, label),
 		pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
 	}
-	pub := []*pkcs11.Attribute{
-		pkcs11.NewAttribute(pkcs11.CKA_CLASS, pkcs11.CKO_PUBLIC_KEY),
-		pkcs11.NewAttribute(pkcs11.CKA_KEY_TYPE, keyType),
-		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
-		pkcs11.NewAttribute(pkcs11.CKA_PRIVATE, false),
-		pkcs11.NewAttribute(pkcs11.CKA_VERIFY, true),
-		pkcs11.NewAttribute(pkcs11.CKA_EC_PARAMS, params),
-		pkcs11.NewAttribute(pkcs11.CKA_EC_POINT, derPoint),
-		pkcs11.NewAttribute(pkcs11.CKA_ID, label),
-		pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
-	}
+	pub := append(publicTemplate(keyType, params, label), pkcs11.NewAttribute(pkcs11.CKA_EC_POINT, derPoint))
 	return s.makeKey(ctx, req.Ref, func(ss *session) (*keyEntry, error) {
 		ph, err := s.ctx.CreateObject(ss.h, pub)
 		if err != nil {

@@ -81,16 +81,7 @@ func generate(ctx *pkcs11.Ctx, sh pkcs11.SessionHandle, req keyvault.CreateKeyRe
 		pkcs11.NewAttribute(pkcs11.CKA_SIGN, true),
 		pkcs11.NewAttribute(pkcs11.CKA_DERIVE, false),
 	)
-	public := []*pkcs11.Attribute{
-		pkcs11.NewAttribute(pkcs11.CKA_CLASS, pkcs11.CKO_PUBLIC_KEY),
-		pkcs11.NewAttribute(pkcs11.CKA_KEY_TYPE, keyType),
-		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
-		pkcs11.NewAttribute(pkcs11.CKA_PRIVATE, false),
-		pkcs11.NewAttribute(pkcs11.CKA_VERIFY, true),
-		pkcs11.NewAttribute(pkcs11.CKA_EC_PARAMS, params),
-		pkcs11.NewAttribute(pkcs11.CKA_ID, label),
-		pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
-	}
+	public := publicTemplate(keyType, params, label)
 	mech := []*pkcs11.Mechanism{pkcs11.NewMechanism(genMech, nil)}
 	pub, priv, err := ctx.GenerateKeyPair(sh, mech, public, private)
 	if err != nil {
@@ -108,4 +99,19 @@ func generate(ctx *pkcs11.Ctx, sh pkcs11.SessionHandle, req keyvault.CreateKeyRe
 	_ = ctx.DestroyObject(sh, priv)
 	_ = ctx.DestroyObject(sh, pub)
 	return nil, fmt.Errorf("reading public key of %s: %w", label, err)
+}
+
+// publicTemplate is the template of a public key token object: public,
+// verify only, named like its private key.
+func publicTemplate(keyType uint, params []byte, label string) []*pkcs11.Attribute {
+	return []*pkcs11.Attribute{
+		pkcs11.NewAttribute(pkcs11.CKA_CLASS, pkcs11.CKO_PUBLIC_KEY),
+		pkcs11.NewAttribute(pkcs11.CKA_KEY_TYPE, keyType),
+		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
+		pkcs11.NewAttribute(pkcs11.CKA_PRIVATE, false),
+		pkcs11.NewAttribute(pkcs11.CKA_VERIFY, true),
+		pkcs11.NewAttribute(pkcs11.CKA_EC_PARAMS, params),
+		pkcs11.NewAttribute(pkcs11.CKA_ID, label),
+		pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
+	}
 }
