@@ -210,3 +210,28 @@ func TestWebhookSurvivesProxyCrash(t *testing.T) {
 	require.Equal(t, a["id"], b["id"], "the same event is delivered again")
 	require.EqualValues(t, 2, b["attempt"], "the attempt cut short by the crash still counts")
 }
+
+// TestSigningEventsDeliver: signing_key.rotated and agent.transaction.signed
+// reach a subscribed webhook, without the signed transaction in them.
+func TestSigningEventsDeliver(t *testing.T) {
+	s := stack.Start(t, stack.WithProxyEnv("OCV_WEBHOOKS_ALLOW_LOOPBACK=true", "OCV_WEBHOOKS_POLL_INTERVAL=200ms"))
+	owner := s.SignUp("signing-events@example.com")
+	rc := newReceiver(t)
+	createWebhook(t, s, owner.Token, rc.srv.URL, "signing_key.rotated", "agent.transaction.signed")
+	id, agent := guardedAgent(t, s, owner, nil)
+	r := s.Do("POST", "/v1/agents/"+id+"/signing-keys/ethereum/rotate", owner.Token, nil)
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	r = s.Do("POST", "/v1/agents/"+id+"/transactions/sign", agent, signOnly(0, nil))
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	signed := r.JSON(t)
+
+	got := rc.wait(t, 2)
+	var names []string
+	for _, d := range got {
+		var ev map[string]any
+		require.NoError(t, json.Unmarshal(d.body, &ev))
+		names = append(names, ev["event"].(string))
+		require.NotContains(t, string(d.body), signed["signed_tx"].(string)[2:], "events never carry the signed transaction")
+	}
+	require.ElementsMatch(t, []string{"signing_key.rotated", "agent.transaction.signed"}, names)
+}
