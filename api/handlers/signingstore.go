@@ -22,6 +22,7 @@ type SigningStore interface {
 
 	InsertAgentTx(ctx context.Context, t store.AgentTx, ev *auditchain.Event, event string, data any) (store.AgentTx, error)
 	SetAgentTxStatus(ctx context.Context, orgID, id, status, errText, event string, data any) (store.AgentTx, error)
+	SetAgentTxReceipt(ctx context.Context, orgID, id, status string, block, gasUsed int64) (store.AgentTx, error)
 	GetAgentTx(ctx context.Context, orgID, agentID, id string) (store.AgentTx, error)
 	ListAgentTxs(ctx context.Context, orgID, agentID, before string, limit int) ([]store.AgentTx, error)
 	CountAgentTxsSince(ctx context.Context, orgID string, t time.Time) (int64, error)

@@ -16,6 +16,8 @@ const (
 	TxSigned    = "signed"
 	TxBroadcast = "broadcast"
 	TxFailed    = "failed"
+	TxConfirmed = "confirmed" // mined with receipt status 1
+	TxReverted  = "reverted"  // mined with receipt status 0
 )
 
 // AgentTx is one transaction an agent's key signed. Values are decimal
@@ -38,18 +40,21 @@ type AgentTx struct {
 	SignedTx     []byte
 	Status       string
 	Error        string
+	BlockNumber  *int64 // set once the receipt is known
+	GasUsed      *int64
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }
 
 const agentTxColumns = `org_id, id, agent_id, chain, chain_id, key_version, tx_type, from_address, to_address,
-	value_wei::text, nonce, token_address, coalesce(token_amount::text, ''), tx_hash, signed_tx, status, error, created_at, updated_at`
+	value_wei::text, nonce, token_address, coalesce(token_amount::text, ''), tx_hash, signed_tx, status, error, block_number,
+	gas_used, created_at, updated_at`
 
 func scanAgentTx(row pgx.Row) (AgentTx, error) {
 	var t AgentTx
 	err := row.Scan(&t.OrgID, &t.ID, &t.AgentID, &t.Chain, &t.ChainID, &t.KeyVersion, &t.TxType, &t.From, &t.To,
 		&t.Value, &t.Nonce, &t.TokenAddress, &t.TokenAmount, &t.TxHash, &t.SignedTx, &t.Status, &t.Error,
-		&t.CreatedAt, &t.UpdatedAt)
+		&t.BlockNumber, &t.GasUsed, &t.CreatedAt, &t.UpdatedAt)
 	return t, err
 }
 
@@ -169,4 +174,20 @@ func (s *Store) CountAgentTxsSince(ctx context.Context, orgID string, t time.Tim
 		return 0, fmt.Errorf("counting transactions: %w", err)
 	}
 	return n, nil
+}
+
+// SetAgentTxReceipt records the receipt of a broadcast transaction: status
+// TxConfirmed or TxReverted, its block and gas used. A transaction no
+// longer "broadcast" is left as it is.
+func (s *Store) SetAgentTxReceipt(ctx context.Context, orgID, id, status string, block, gasUsed int64) (AgentTx, error) {
+	t, err := scanAgentTx(s.pool.QueryRow(ctx, `UPDATE agent_transactions SET status = $3, block_number = $4, gas_used = $5,
+		updated_at = now() WHERE org_id = $1 AND id = $2 AND status = 'broadcast' RETURNING `+agentTxColumns,
+		orgID, id, status, block, gasUsed))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return AgentTx{}, fmt.Errorf("transaction %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return AgentTx{}, fmt.Errorf("recording receipt: %w", err)
+	}
+	return t, nil
 }
