@@ -81,7 +81,10 @@ type Config struct {
 	WebhooksAllowLoopback bool          `yaml:"webhooks_allow_loopback"` // OCV_WEBHOOKS_ALLOW_LOOPBACK, TEST ONLY
 	WebhooksRetryBase     time.Duration `yaml:"webhooks_retry_base"`     // OCV_WEBHOOKS_RETRY_BASE, TEST ONLY (default 10s)
 	WebhooksPollInterval  time.Duration `yaml:"webhooks_poll_interval"`  // OCV_WEBHOOKS_POLL_INTERVAL, TEST ONLY (default 5s)
-	WebhooksLease         time.Duration `yaml:"webhooks_lease"`          // OCV_WEBHOOKS_LEASE, TEST ONLY (default 1m)
+	// TxWatchInterval is how often broadcast transactions are checked
+	// against their chain (OCV_TXWATCH_INTERVAL; default 5s).
+	TxWatchInterval time.Duration `yaml:"tx_watch_interval"`
+	WebhooksLease   time.Duration `yaml:"webhooks_lease"` // OCV_WEBHOOKS_LEASE, TEST ONLY (default 1m)
 	// WebhooksTestHosts maps host names to addresses for the webhook client's
 	// resolver ("name=ip,name=ip"): OCV_WEBHOOKS_TEST_HOSTS, TEST ONLY (DNS
 	// rebinding tests without DNS).

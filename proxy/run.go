@@ -26,6 +26,7 @@ import (
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/chainrpc"
 	"github.com/opencustody/ocv/proxy/edgetls"
+	"github.com/opencustody/ocv/proxy/txwatch"
 )
 
 // Run serves the proxy until ctx ends, then shuts down gracefully: it stops
@@ -98,6 +99,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := startWebhooks(bg, cfg, db, log.With("component", "webhooks")); err != nil {
 		return err
 	}
+	go txwatch.New(db, chains, txwatch.Config{Interval: cfg.TxWatchInterval}, log.With("component", "txwatch")).Run(bg)
 	metrics := obs.NewMetrics()
 	metrics.Gauge("ocv_enclave_attested", func() float64 {
 		if ec.State().Attested {

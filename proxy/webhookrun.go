@@ -33,7 +33,7 @@ func (c *Config) applyWebhookEnv(lookup func(string) (string, bool)) []error {
 	}
 	for key, dst := range map[string]*time.Duration{
 		"OCV_WEBHOOKS_RETRY_BASE": &c.WebhooksRetryBase, "OCV_WEBHOOKS_POLL_INTERVAL": &c.WebhooksPollInterval,
-		"OCV_WEBHOOKS_LEASE": &c.WebhooksLease,
+		"OCV_WEBHOOKS_LEASE": &c.WebhooksLease, "OCV_TXWATCH_INTERVAL": &c.TxWatchInterval,
 	} {
 		if v, ok := lookup(key); ok && v != "" {
 			d, err := time.ParseDuration(v)
@@ -56,6 +56,9 @@ func (c *Config) validateWebhooks() []error {
 	}
 	if c.WebhooksPollInterval < 0 || c.WebhooksPollInterval > time.Hour {
 		errs = append(errs, fmt.Errorf("config webhooks_poll_interval: must be between 0 (default) and 1h"))
+	}
+	if c.TxWatchInterval < 0 || c.TxWatchInterval > time.Hour {
+		errs = append(errs, fmt.Errorf("config tx_watch_interval: must be between 0 (default) and 1h"))
 	}
 	if c.WebhooksLease != 0 && (c.WebhooksLease < webhooks.RequestTimeout+5*time.Second || c.WebhooksLease > time.Hour) {
 		errs = append(errs, fmt.Errorf("config webhooks_lease: must be 0 (default) or between 15s and 1h"))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -35,7 +36,8 @@ type intentsEnv struct {
 func newIntentsEnv(t *testing.T, agentFields map[string]any) *intentsEnv {
 	t.Helper()
 	net := evmnet.Start(t)
-	s := stack.Start(t, stack.WithProxyEnv("OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword))
+	s := stack.Start(t, stack.WithProxyEnv("OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword,
+		"OCV_TXWATCH_INTERVAL=200ms"))
 	root := signIn(t, s, rootEmail, rootPassword)["access_token"].(string)
 	r := s.Do("POST", "/v1/admin/chains", root, map[string]any{"id": "devnet", "name": "Devnet", "chain_id": net.ChainID,
 		"aliases": []string{"localnet"}, "rpc_url": net.URL, "is_testnet": true})
@@ -94,6 +96,7 @@ func TestIntentsTransactionsOnARealEVM(t *testing.T) {
 		rec := e.net.WaitReceipt(t, common.HexToHash(tx["tx_hash"].(string)))
 		require.Equal(t, types.ReceiptStatusSuccessful, rec.Status)
 		require.Equal(t, ether(1), e.balance(t, recipient))
+		waitTxStatus(t, e, tx["id"].(string), "confirmed") // the watcher, without a read of the transaction
 
 		got := e.s.Do("GET", e.path("/transactions/"+tx["id"].(string)), e.agent, nil).JSON(t)
 		require.Equal(t, tx["tx_hash"], got["tx_hash"])
@@ -218,6 +221,19 @@ func TestIntentsTransactionsOnARealEVM(t *testing.T) {
 		require.Equal(t, "always reverts", results[1].(map[string]any)["revert_reason"])
 	})
 
+	t.Run("an unknown broadcast outcome is resent and confirmed by the watcher", func(t *testing.T) {
+		pending, err := e.eth.PendingNonceAt(ctx, e.address)
+		require.NoError(t, err)
+		r := e.s.Do("POST", e.path("/transactions/sign"), e.agent, map[string]any{"chain_id": "devnet", "to": recipient.Hex(),
+			"value": "0x9", "nonce": pending, "gas": 21000, "max_fee_per_gas": "0x174876e800", "max_priority_fee_per_gas": "0x3b9aca00"})
+		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+		id := r.JSON(t)["id"].(string)
+		// As if the proxy had sent it and lost the answer: signed, watched.
+		execSQL(t, e.s, `UPDATE agent_transactions SET next_check_at = now(), watch_until = now() + interval '1 hour' WHERE id = '`+id+`'`)
+		e.net.WaitReceipt(t, common.HexToHash(r.JSON(t)["tx_hash"].(string)))
+		waitTxStatus(t, e, id, "confirmed")
+	})
+
 	t.Run("sign only returns a transaction that recovers to the agent", func(t *testing.T) {
 		r := e.s.Do("POST", e.path("/transactions/sign"), e.agent, map[string]any{"chain_id": "devnet", "to": recipient.Hex(),
 			"value": "0x10", "nonce": 900, "gas": 21000, "max_fee_per_gas": "0x3b9aca00", "max_priority_fee_per_gas": "0x1"})
@@ -262,4 +278,23 @@ func recoverPersonal(t *testing.T, msg, sig []byte) common.Address {
 	pub, err := crypto.SigToPub(accountsTextHash(msg), s)
 	require.NoError(t, err)
 	return crypto.PubkeyToAddress(*pub)
+}
+
+// waitTxStatus waits until the agent's transaction id shows status in the
+// list (which never asks the chain itself: the watcher moved it).
+func waitTxStatus(t *testing.T, e *intentsEnv, id, status string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		list := e.s.Do("GET", e.path("/transactions?limit=500"), e.agent, nil).JSON(t)["items"].([]any)
+		for _, it := range list {
+			if m := it.(map[string]any); m["id"] == id && m["status"] == status {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("transaction %s never reached %s", id, status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

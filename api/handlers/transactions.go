@@ -221,7 +221,7 @@ func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in
 	if err != nil {
 		return txResult{}, err
 	}
-	rec, err := h.recordTx(r, a, key, chain, p, resp)
+	rec, err := h.recordTx(r, a, key, chain, p, resp, mode == txBroadcast)
 	if err != nil {
 		return txResult{}, err
 	}
@@ -284,12 +284,14 @@ func fillFees(ctx context.Context, cl *chainrpc.Client, req *evm.TxRequest) erro
 	return nil
 }
 
-// recordTx stores a signed transaction and emits agent.transaction.signed.
-func (h *Handlers) recordTx(r *http.Request, a store.Agent, key store.SigningKey, chain store.Chain, p txPlan, resp wire.SignIntentResponse) (store.AgentTx, error) {
+// recordTx stores a signed transaction and emits agent.transaction.signed;
+// one to be broadcast is watched until the chain has its receipt.
+func (h *Handlers) recordTx(r *http.Request, a store.Agent, key store.SigningKey, chain store.Chain, p txPlan,
+	resp wire.SignIntentResponse, watch bool) (store.AgentTx, error) {
 	typ, _ := p.req.TxType()
 	t := store.AgentTx{OrgID: a.OrgID, ID: newID(), AgentID: a.ID, Chain: chain.ID, ChainID: chain.ChainID,
 		KeyVersion: key.Version, TxType: int(typ), From: key.Address, Value: p.value.String(), Nonce: int64(*p.req.Nonce),
-		TxHash: hexutil.Encode(resp.TxHash), SignedTx: resp.SignedTx, Status: store.TxSigned}
+		TxHash: hexutil.Encode(resp.TxHash), SignedTx: resp.SignedTx, Status: store.TxSigned, Watch: watch}
 	if p.hasTo {
 		t.To = p.to.Hex()
 	}

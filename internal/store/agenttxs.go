@@ -42,8 +42,11 @@ type AgentTx struct {
 	Error        string
 	BlockNumber  *int64 // set once the receipt is known
 	GasUsed      *int64
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Watch asks InsertAgentTx to have the transaction watched (a
+	// broadcast): checked from WatchDelay on, for WatchFor.
+	Watch     bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 const agentTxColumns = `org_id, id, agent_id, chain, chain_id, key_version, tx_type, from_address, to_address,
@@ -70,10 +73,12 @@ func (s *Store) InsertAgentTx(ctx context.Context, t AgentTx, ev *auditchain.Eve
 		b := &pgx.Batch{}
 		b.Queue(`INSERT INTO agent_transactions (org_id, id, agent_id, chain, chain_id,
 			key_version, tx_type, from_address, to_address, value_wei, nonce, token_address, token_amount, tx_hash,
-			signed_tx, status, error)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11, $12, $13::numeric, $14, $15, $16, $17)
+			signed_tx, status, error, next_check_at, watch_until)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11, $12, $13::numeric, $14, $15, $16, $17,
+				CASE WHEN $18 THEN now() + $19::interval END, CASE WHEN $18 THEN now() + $20::interval END)
 			RETURNING `+agentTxColumns, t.OrgID, t.ID, t.AgentID, t.Chain, t.ChainID, t.KeyVersion, t.TxType, t.From,
-			t.To, orZero(t.Value), t.Nonce, t.TokenAddress, amount, t.TxHash, t.SignedTx, t.Status, t.Error)
+			t.To, orZero(t.Value), t.Nonce, t.TokenAddress, amount, t.TxHash, t.SignedTx, t.Status, t.Error,
+			t.Watch, WatchDelay, WatchFor)
 		if event != "" {
 			_, args, err := eventArgsFor(t.OrgID, event, data)
 			if err != nil {
@@ -114,7 +119,8 @@ func (s *Store) SetAgentTxStatus(ctx context.Context, orgID, id, status, errText
 	var out AgentTx
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		out, err = scanAgentTx(tx.QueryRow(ctx, `UPDATE agent_transactions SET status = $3, error = $4, updated_at = now()
+		out, err = scanAgentTx(tx.QueryRow(ctx, `UPDATE agent_transactions SET status = $3, error = $4, updated_at = now(),
+			next_check_at = CASE WHEN $3 = 'failed' THEN NULL ELSE next_check_at END
 			WHERE org_id = $1 AND id = $2 RETURNING `+agentTxColumns, orgID, id, status, errText))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("transaction %s: %w", id, ErrNotFound)
@@ -176,12 +182,13 @@ func (s *Store) CountAgentTxsSince(ctx context.Context, orgID string, t time.Tim
 	return n, nil
 }
 
-// SetAgentTxReceipt records the receipt of a broadcast transaction: status
-// TxConfirmed or TxReverted, its block and gas used. A transaction no
-// longer "broadcast" is left as it is.
+// SetAgentTxReceipt records the receipt of a transaction the chain mined:
+// status TxConfirmed or TxReverted, its block and gas used, and stops
+// watching it. A transaction already final is left as it is.
 func (s *Store) SetAgentTxReceipt(ctx context.Context, orgID, id, status string, block, gasUsed int64) (AgentTx, error) {
 	t, err := scanAgentTx(s.pool.QueryRow(ctx, `UPDATE agent_transactions SET status = $3, block_number = $4, gas_used = $5,
-		updated_at = now() WHERE org_id = $1 AND id = $2 AND status = 'broadcast' RETURNING `+agentTxColumns,
+		next_check_at = NULL, updated_at = now()
+		WHERE org_id = $1 AND id = $2 AND status IN ('signed', 'broadcast') RETURNING `+agentTxColumns,
 		orgID, id, status, block, gasUsed))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return AgentTx{}, fmt.Errorf("transaction %s: %w", id, ErrNotFound)
