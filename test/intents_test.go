@@ -229,9 +229,26 @@ func TestIntentsTransactionsOnARealEVM(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 		id := r.JSON(t)["id"].(string)
 		// As if the proxy had sent it and lost the answer: signed, watched.
-		execSQL(t, e.s, `UPDATE agent_transactions SET next_check_at = now(), watch_until = now() + interval '1 hour' WHERE id = '`+id+`'`)
+		execSQL(t, e.s, `UPDATE agent_transactions SET next_check_at = now(), watch_until = now() + interval '1 hour',
+			sign_only = false WHERE id = '`+id+`'`)
 		e.net.WaitReceipt(t, common.HexToHash(r.JSON(t)["tx_hash"].(string)))
 		waitTxStatus(t, e, id, "confirmed")
+	})
+
+	t.Run("an unsent sign-only transaction gives its reserved nonce back", func(t *testing.T) {
+		pending, err := e.eth.PendingNonceAt(ctx, e.address)
+		require.NoError(t, err)
+		r := e.s.Do("POST", e.path("/transactions/sign"), e.agent, map[string]any{"chain_id": "devnet", "to": recipient.Hex(), "value": "0x4"})
+		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+		require.EqualValues(t, pending, r.JSON(t)["nonce"], "the server reserved the next nonce")
+		id := r.JSON(t)["id"].(string)
+		// The caller never sends it; its grace period has passed.
+		execSQL(t, e.s, `UPDATE agent_transactions SET created_at = now() - interval '11 minutes', next_check_at = now() WHERE id = '`+id+`'`)
+		waitTxStatus(t, e, id, "abandoned")
+		r = e.s.Do("POST", e.path("/transactions"), e.agent, map[string]any{"chain_id": "devnet", "to": recipient.Hex(), "value": "0x5"})
+		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+		require.EqualValues(t, pending, r.JSON(t)["nonce"], "no gap: the abandoned nonce is used again")
+		e.net.WaitReceipt(t, common.HexToHash(r.JSON(t)["tx_hash"].(string)))
 	})
 
 	t.Run("sign only returns a transaction that recovers to the agent", func(t *testing.T) {

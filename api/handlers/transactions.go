@@ -221,7 +221,7 @@ func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in
 	if err != nil {
 		return txResult{}, err
 	}
-	rec, err := h.recordTx(r, a, key, chain, p, resp, mode == txBroadcast)
+	rec, err := h.recordTx(r, a, key, chain, p, resp, mode, reservedNonce)
 	if err != nil {
 		return txResult{}, err
 	}
@@ -284,14 +284,17 @@ func fillFees(ctx context.Context, cl *chainrpc.Client, req *evm.TxRequest) erro
 	return nil
 }
 
-// recordTx stores a signed transaction and emits agent.transaction.signed;
-// one to be broadcast is watched until the chain has its receipt.
+// recordTx stores a signed transaction and emits agent.transaction.signed.
+// One to be broadcast is watched until the chain has its receipt; so is a
+// sign-only one whose nonce the server reserved (its nonce is given back
+// if it is never sent).
 func (h *Handlers) recordTx(r *http.Request, a store.Agent, key store.SigningKey, chain store.Chain, p txPlan,
-	resp wire.SignIntentResponse, watch bool) (store.AgentTx, error) {
+	resp wire.SignIntentResponse, mode txMode, nonceReserved bool) (store.AgentTx, error) {
 	typ, _ := p.req.TxType()
 	t := store.AgentTx{OrgID: a.OrgID, ID: newID(), AgentID: a.ID, Chain: chain.ID, ChainID: chain.ChainID,
 		KeyVersion: key.Version, TxType: int(typ), From: key.Address, Value: p.value.String(), Nonce: int64(*p.req.Nonce),
-		TxHash: hexutil.Encode(resp.TxHash), SignedTx: resp.SignedTx, Status: store.TxSigned, Watch: watch}
+		TxHash: hexutil.Encode(resp.TxHash), SignedTx: resp.SignedTx, Status: store.TxSigned,
+		Watch: mode == txBroadcast || nonceReserved, SignOnly: mode == txSignOnly, NonceReserved: nonceReserved}
 	if p.hasTo {
 		t.To = p.to.Hex()
 	}

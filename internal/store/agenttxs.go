@@ -18,6 +18,7 @@ const (
 	TxFailed    = "failed"
 	TxConfirmed = "confirmed" // mined with receipt status 1
 	TxReverted  = "reverted"  // mined with receipt status 0
+	TxAbandoned = "abandoned" // sign-only, never broadcast: its reserved nonce was given back
 )
 
 // AgentTx is one transaction an agent's key signed. Values are decimal
@@ -42,22 +43,25 @@ type AgentTx struct {
 	Error        string
 	BlockNumber  *int64 // set once the receipt is known
 	GasUsed      *int64
-	// Watch asks InsertAgentTx to have the transaction watched (a
-	// broadcast): checked from WatchDelay on, for WatchFor.
-	Watch     bool
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	// Watch asks InsertAgentTx to have the transaction watched: checked
+	// from WatchDelay on, for WatchFor.
+	Watch bool
+	// SignOnly: the caller broadcasts it (the watcher never sends it).
+	// NonceReserved: the server reserved its nonce.
+	SignOnly, NonceReserved bool
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
 }
 
 const agentTxColumns = `org_id, id, agent_id, chain, chain_id, key_version, tx_type, from_address, to_address,
 	value_wei::text, nonce, token_address, coalesce(token_amount::text, ''), tx_hash, signed_tx, status, error, block_number,
-	gas_used, created_at, updated_at`
+	gas_used, sign_only, nonce_reserved, created_at, updated_at`
 
 func scanAgentTx(row pgx.Row) (AgentTx, error) {
 	var t AgentTx
 	err := row.Scan(&t.OrgID, &t.ID, &t.AgentID, &t.Chain, &t.ChainID, &t.KeyVersion, &t.TxType, &t.From, &t.To,
 		&t.Value, &t.Nonce, &t.TokenAddress, &t.TokenAmount, &t.TxHash, &t.SignedTx, &t.Status, &t.Error,
-		&t.BlockNumber, &t.GasUsed, &t.CreatedAt, &t.UpdatedAt)
+		&t.BlockNumber, &t.GasUsed, &t.SignOnly, &t.NonceReserved, &t.CreatedAt, &t.UpdatedAt)
 	return t, err
 }
 
@@ -73,12 +77,12 @@ func (s *Store) InsertAgentTx(ctx context.Context, t AgentTx, ev *auditchain.Eve
 		b := &pgx.Batch{}
 		b.Queue(`INSERT INTO agent_transactions (org_id, id, agent_id, chain, chain_id,
 			key_version, tx_type, from_address, to_address, value_wei, nonce, token_address, token_amount, tx_hash,
-			signed_tx, status, error, next_check_at, watch_until)
+			signed_tx, status, error, next_check_at, watch_until, sign_only, nonce_reserved)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11, $12, $13::numeric, $14, $15, $16, $17,
-				CASE WHEN $18 THEN now() + $19::interval END, CASE WHEN $18 THEN now() + $20::interval END)
+				CASE WHEN $18 THEN now() + $19::interval END, CASE WHEN $18 THEN now() + $20::interval END, $21, $22)
 			RETURNING `+agentTxColumns, t.OrgID, t.ID, t.AgentID, t.Chain, t.ChainID, t.KeyVersion, t.TxType, t.From,
 			t.To, orZero(t.Value), t.Nonce, t.TokenAddress, amount, t.TxHash, t.SignedTx, t.Status, t.Error,
-			t.Watch, WatchDelay, WatchFor)
+			t.Watch, WatchDelay, WatchFor, t.SignOnly, t.NonceReserved)
 		if event != "" {
 			_, args, err := eventArgsFor(t.OrgID, event, data)
 			if err != nil {
@@ -120,7 +124,7 @@ func (s *Store) SetAgentTxStatus(ctx context.Context, orgID, id, status, errText
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		out, err = scanAgentTx(tx.QueryRow(ctx, `UPDATE agent_transactions SET status = $3, error = $4, updated_at = now(),
-			next_check_at = CASE WHEN $3 = 'failed' THEN NULL ELSE next_check_at END
+			next_check_at = CASE WHEN $3 IN ('failed', 'abandoned') THEN NULL ELSE next_check_at END
 			WHERE org_id = $1 AND id = $2 RETURNING `+agentTxColumns, orgID, id, status, errText))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("transaction %s: %w", id, ErrNotFound)

@@ -43,7 +43,7 @@ func (s *Store) ClaimTxChecks(ctx context.Context, limit int, lease time.Duratio
 		t := &w.AgentTx
 		err := r.Scan(&t.OrgID, &t.ID, &t.AgentID, &t.Chain, &t.ChainID, &t.KeyVersion, &t.TxType, &t.From, &t.To,
 			&t.Value, &t.Nonce, &t.TokenAddress, &t.TokenAmount, &t.TxHash, &t.SignedTx, &t.Status, &t.Error,
-			&t.BlockNumber, &t.GasUsed, &t.CreatedAt, &t.UpdatedAt, &w.RPCURL, &w.WatchUntil)
+			&t.BlockNumber, &t.GasUsed, &t.SignOnly, &t.NonceReserved, &t.CreatedAt, &t.UpdatedAt, &w.RPCURL, &w.WatchUntil)
 		return w, err
 	})
 	if err != nil {

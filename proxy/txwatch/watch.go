@@ -36,6 +36,9 @@ type Config struct {
 	Batch    int           // transactions claimed per pass (default 50)
 	Lease    time.Duration // how long a claim holds (default 1 min)
 	MaxDelay time.Duration // the longest delay between two checks (default 5 min)
+	// SignOnlyGrace is how long a sign-only transaction with a reserved
+	// nonce may stay unsent before its nonce is given back (default 10 min).
+	SignOnlyGrace time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -50,6 +53,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxDelay <= 0 {
 		c.MaxDelay = 5 * time.Minute
+	}
+	if c.SignOnlyGrace <= 0 {
+		c.SignOnlyGrace = 10 * time.Minute
 	}
 	return c
 }
@@ -119,6 +125,10 @@ func (w *Watcher) check(ctx context.Context, t store.WatchedTx) {
 		_, _ = w.store.SetAgentTxReceipt(ctx, t.OrgID, t.ID, status, rec.BlockNumber.Int64(), int64(rec.GasUsed))
 		return
 	}
+	if t.SignOnly {
+		w.checkSignOnly(ctx, cl, t)
+		return
+	}
 	if t.Status == store.TxSigned {
 		w.resend(ctx, cl, t)
 		return
@@ -152,6 +162,31 @@ func (w *Watcher) resend(ctx context.Context, cl *chainrpc.Client, t store.Watch
 		w.log.Info("transaction refused on resend", "transaction_id", t.ID)
 	default:
 		_ = w.store.RescheduleTxCheck(ctx, t.OrgID, t.ID, w.later(t))
+	}
+}
+
+// checkSignOnly follows a sign-only transaction whose nonce the server
+// reserved: the caller is to broadcast it. While the chain has not seen its
+// nonce used (the pending nonce is not past it) it blocks every later
+// transaction of the address; after the grace period its nonce is given
+// back and it is marked abandoned.
+func (w *Watcher) checkSignOnly(ctx context.Context, cl *chainrpc.Client, t store.WatchedTx) {
+	pending, err := cl.PendingNonceAt(ctx, common.HexToAddress(t.From))
+	if err != nil {
+		return
+	}
+	now := w.now()
+	switch {
+	case pending > uint64(t.Nonce): // sent (pending or mined) by someone: wait for the receipt
+		_ = w.store.RescheduleTxCheck(ctx, t.OrgID, t.ID, w.later(t))
+	case now.Sub(t.CreatedAt) < w.cfg.SignOnlyGrace:
+		_ = w.store.RescheduleTxCheck(ctx, t.OrgID, t.ID, t.CreatedAt.Add(w.cfg.SignOnlyGrace))
+	default:
+		if _, err := w.store.SetAgentTxStatus(ctx, t.OrgID, t.ID, store.TxAbandoned, "never broadcast; nonce given back", "", nil); err != nil {
+			return
+		}
+		_ = w.store.ReleaseNonce(ctx, t.OrgID, t.ChainID, strings.ToLower(t.From), uint64(t.Nonce))
+		w.log.Info("sign-only transaction abandoned", "transaction_id", t.ID)
 	}
 }
 
