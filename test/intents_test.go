@@ -101,7 +101,7 @@ func TestIntentsTransactionsOnARealEVM(t *testing.T) {
 		got := e.s.Do("GET", e.path("/transactions/"+tx["id"].(string)), e.agent, nil).JSON(t)
 		require.Equal(t, tx["tx_hash"], got["tx_hash"])
 		require.NotContains(t, got, "signed_tx", "signed_tx only on request")
-		require.Equal(t, "confirmed", got["status"], "a read records the receipt")
+		require.Equal(t, "confirmed", got["status"], "the watcher recorded the receipt")
 		require.EqualValues(t, rec.BlockNumber.Int64(), got["block_number"])
 		require.EqualValues(t, rec.GasUsed, got["gas_used"])
 		got = e.s.Do("GET", e.path("/transactions/"+tx["id"].(string)+"?include_signed_tx=true"), e.agent, nil).JSON(t)

@@ -20,19 +20,21 @@ import (
 // evmDecimals is the number of decimals of an EVM chain's native asset.
 const evmDecimals = 18
 
-// guardrailsOf parses the agent's stored guardrail fields. A stored value
-// that no longer parses denies (fail closed).
-func guardrailsOf(a store.Agent) (map[string]json.RawMessage, policy.Guardrails, error) {
+// guardrailsOf parses the agent's stored guardrail fields for the day's
+// limits. A stored value that no longer parses denies (fail closed).
+func guardrailsOf(a store.Agent) (policy.Guardrails, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(guardrailsOrEmptyJSON(a.Guardrails), &fields); err != nil {
-		return nil, policy.Guardrails{}, problem.Guardrail(policy.GuardrailDecode, "the agent's guardrails could not be read")
+		return policy.Guardrails{}, errUnreadableGuardrails
 	}
 	g, err := policy.ParseGuardrails(fields)
 	if err != nil {
-		return nil, policy.Guardrails{}, problem.Guardrail(policy.GuardrailDecode, "the agent's guardrails could not be read")
+		return policy.Guardrails{}, errUnreadableGuardrails
 	}
-	return fields, g, nil
+	return g, nil
 }
+
+var errUnreadableGuardrails = problem.Guardrail(policy.GuardrailDecode, "the agent's guardrails could not be read")
 
 func guardrailsOrEmptyJSON(b []byte) []byte {
 	if len(b) == 0 {

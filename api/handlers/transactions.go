@@ -13,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/enclave/wire"
@@ -131,7 +130,7 @@ func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in
 	if err != nil {
 		return txResult{}, err
 	}
-	_, g, err := guardrailsOf(a)
+	g, err := guardrailsOf(a)
 	if err != nil {
 		return txResult{}, err
 	}
@@ -399,37 +398,7 @@ func (h *Handlers) GetTransaction(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if t.Status == store.TxBroadcast {
-		t = h.refreshReceipt(r.Context(), t)
-	}
 	return writeJSON(w, http.StatusOK, transactionView(t, withSigned))
-}
-
-// refreshReceipt asks the chain for the receipt of a broadcast transaction
-// and records a mined one as confirmed or reverted. Any failure (no node,
-// not mined yet) leaves the record as it is: a read never fails on it.
-func (h *Handlers) refreshReceipt(ctx context.Context, t store.AgentTx) store.AgentTx {
-	chain, err := h.cachedChain(ctx, t.Chain)
-	if err != nil {
-		return t
-	}
-	cl, err := h.chainClient(ctx, chain)
-	if err != nil {
-		return t
-	}
-	rec, err := cl.TransactionReceipt(ctx, common.HexToHash(t.TxHash))
-	if err != nil || rec == nil || rec.BlockNumber == nil {
-		return t
-	}
-	status := store.TxConfirmed
-	if rec.Status != types.ReceiptStatusSuccessful {
-		status = store.TxReverted
-	}
-	updated, err := h.Store.SetAgentTxReceipt(ctx, t.OrgID, t.ID, status, rec.BlockNumber.Int64(), int64(rec.GasUsed))
-	if err != nil {
-		return t
-	}
-	return updated
 }
 
 func includeSigned(r *http.Request) (bool, error) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -152,11 +151,6 @@ func (s *Store) AgentTxToday(ctx context.Context, orgID, agentID string, day tim
 	spent := map[string]string{}
 	if err := json.Unmarshal(raw, &spent); err != nil {
 		return 0, nil, fmt.Errorf("reading counters: %w", err)
-	}
-	for k, v := range spent {
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			delete(spent, k)
-		}
 	}
 	return count, spent, nil
 }
