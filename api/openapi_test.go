@@ -428,7 +428,7 @@ func problemTypesInCode(t *testing.T) map[string]bool {
 	t.Helper()
 	files, err := filepath.Glob("../proxy/*.go")
 	require.NoError(t, err)
-	more, err := filepath.Glob("handlers/*.go")
+	more, err := filepath.Glob("../proxy/handlers/*.go")
 	require.NoError(t, err)
 	files = append(append(files, more...), "problem/problem.go")
 	out := map[string]bool{}
@@ -538,10 +538,10 @@ func TestProblemTypesDocumented(t *testing.T) {
 	require.ElementsMatch(t, append([]any{"forbidden", "intents_disabled"}, guardrails...), problemTypeEnum(t, denied.Value))
 }
 
-// handlerStructs parses api/handlers and returns each struct's JSON names.
+// handlerStructs parses proxy/handlers and returns each struct's JSON names.
 func handlerStructs(t *testing.T) (map[string][]string, *ast.File) {
 	t.Helper()
-	files, err := filepath.Glob("handlers/*.go")
+	files, err := filepath.Glob("../proxy/handlers/*.go")
 	require.NoError(t, err)
 	out := map[string][]string{}
 	var secrets *ast.File
@@ -643,7 +643,7 @@ func TestSchemasMatchHandlerStructs(t *testing.T) {
 // literals and map assignments (out["k"] = ...), nested maps included.
 func viewKeys(t *testing.T, fn string) []string {
 	t.Helper()
-	files, err := filepath.Glob("handlers/*.go")
+	files, err := filepath.Glob("../proxy/handlers/*.go")
 	require.NoError(t, err)
 	var keys []string
 	found := false

@@ -3,7 +3,7 @@ package proxy
 import (
 	"context"
 
-	"github.com/opencustody/ocv/api/handlers"
+	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/enclave/client"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"

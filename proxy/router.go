@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/opencustody/ocv/api/handlers"
+	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/api/problem"
 )
 

@@ -3,7 +3,7 @@ package proxy
 import (
 	"net/http"
 
-	"github.com/opencustody/ocv/api/handlers"
+	"github.com/opencustody/ocv/proxy/handlers"
 )
 
 // Routes is the route table: for every route its access level and audit

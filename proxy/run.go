@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/opencustody/ocv/api"
-	"github.com/opencustody/ocv/api/handlers"
+	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/attestation/nitro"
 	"github.com/opencustody/ocv/attestation/sim"
 	"github.com/opencustody/ocv/enclave/client"

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/opencustody/ocv/api/handlers"
+	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/obs"
 	"github.com/opencustody/ocv/proxy/auditlog"

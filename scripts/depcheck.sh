@@ -8,7 +8,7 @@
 #  2. enclave/... imports no net/http (the enclave has no HTTP), and depends on no
 #     certmagic, pgx, proxy/..., api/... or internal/store.
 #  3. keyvault, attestation (the root packages), enclave/wire/... and policy/... import
-#     only the standard library, golang.org/x/crypto and each other; keyvault/chain/...
+#     only the standard library, golang.org/x/crypto and each other; chain/...
 #     depends on no key holder (keyvault/pkcs11, keyvault/memstore, enclave/...) and no
 #     edge code (proxy/..., api/..., internal/store).
 #  4. Only cmd/ and choosers know concrete types: keyvault/memstore is imported by tests
@@ -87,7 +87,7 @@ while IFS='|' read -r pkg dir imports deps files; do
 			violation "$p" "imports $r (contract packages use only the standard library, x/crypto and each other)"
 		done
 	fi
-	if under "$p" keyvault/chain; then
+	if under "$p" chain; then
 		for d in "${dps[@]}"; do
 			r=${d#"$mod"/}
 			if under "$r" keyvault/pkcs11 || under "$r" keyvault/memstore || under "$r" enclave ||

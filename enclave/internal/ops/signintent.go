@@ -11,7 +11,7 @@ import (
 
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/keyvault"
-	"github.com/opencustody/ocv/keyvault/chain/evm"
+	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/policy"
 )
 

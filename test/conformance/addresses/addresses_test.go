@@ -23,11 +23,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/opencustody/ocv/keyvault"
-	"github.com/opencustody/ocv/keyvault/chain/bitcoin"
-	"github.com/opencustody/ocv/keyvault/chain/cardano"
-	"github.com/opencustody/ocv/keyvault/chain/solana"
-	"github.com/opencustody/ocv/keyvault/chain/tron"
-	"github.com/opencustody/ocv/keyvault/chain/xrp"
+	"github.com/opencustody/ocv/chain/bitcoin"
+	"github.com/opencustody/ocv/chain/cardano"
+	"github.com/opencustody/ocv/chain/solana"
+	"github.com/opencustody/ocv/chain/tron"
+	"github.com/opencustody/ocv/chain/xrp"
 )
 
 // randomKeys is how many keys of each curve the test generates.

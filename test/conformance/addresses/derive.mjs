@@ -1,6 +1,6 @@
 // derive.mjs computes chain addresses with each chain's official JavaScript SDK,
 // so that test/conformance/addresses/addresses_test.go can compare them with the
-// Go packages under keyvault/chain/.
+// Go packages under chain/.
 //
 // stdin:  {"secp256k1": ["04…hex (65-byte uncompressed)", …], "ed25519": ["hex (32 bytes)", …]}
 // stdout: {"bitcoin": […], "tron": […], "solana": […], "xrp": […], "cardano": […]}

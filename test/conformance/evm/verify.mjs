@@ -1,7 +1,7 @@
 // EVM signature cross-check: verifies with ethers v6 the signatures and raw
-// transactions that OCV's Go package keyvault/chain/evm produced.
+// transactions that OCV's Go package chain/evm produced.
 //
-// Run by TestEthersConformance (keyvault/chain/evm/conformance_test.go):
+// Run by TestEthersConformance (chain/evm/conformance_test.go):
 //   node test/conformance/evm/verify.mjs < cases.json
 //
 // Input (one JSON document on stdin):

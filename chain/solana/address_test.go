@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/keyvault/chain/solana"
+	"github.com/opencustody/ocv/chain/solana"
 )
 
 func TestAddressVectors(t *testing.T) {

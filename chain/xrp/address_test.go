@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/keyvault/chain/xrp"
+	"github.com/opencustody/ocv/chain/xrp"
 )
 
 func TestAddressVectors(t *testing.T) {

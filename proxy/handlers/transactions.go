@@ -17,7 +17,7 @@ import (
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
-	"github.com/opencustody/ocv/keyvault/chain/evm"
+	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/chainrpc"
 )

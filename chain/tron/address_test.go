@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/opencustody/ocv/keyvault"
-	"github.com/opencustody/ocv/keyvault/chain/tron"
+	"github.com/opencustody/ocv/chain/tron"
 )
 
 // pubOfPrivate returns the uncompressed public key of a hex private key.

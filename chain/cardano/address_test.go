@@ -8,7 +8,7 @@ import (
 	"github.com/btcsuite/btcd/btcutil/bech32"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/keyvault/chain/cardano"
+	"github.com/opencustody/ocv/chain/cardano"
 )
 
 // cip19PaymentVK is the payment verification key of the CIP-19 "Test

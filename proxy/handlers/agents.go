@@ -10,7 +10,7 @@ import (
 
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
-	"github.com/opencustody/ocv/keyvault/chain/evm"
+	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/metering"

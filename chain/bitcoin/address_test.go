@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/opencustody/ocv/keyvault"
-	"github.com/opencustody/ocv/keyvault/chain/bitcoin"
+	"github.com/opencustody/ocv/chain/bitcoin"
 )
 
 // generatorHex is the secp256k1 base point G, uncompressed (SEC 2): the

@@ -7,7 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/opencustody/ocv/api/problem"
-	"github.com/opencustody/ocv/keyvault/chain/evm"
+	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/proxy/auditlog"
 )
 

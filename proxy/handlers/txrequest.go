@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/opencustody/ocv/api/problem"
-	"github.com/opencustody/ocv/keyvault/chain/evm"
+	"github.com/opencustody/ocv/chain/evm"
 )
 
 // quantity is a JSON number or string ("0x" hex or decimal) kept as text.
