@@ -8,6 +8,7 @@ import (
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/httperr"
 )
 
 // authenticate is spec order 4: routes other than public ones need a valid
@@ -31,7 +32,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		if err != nil {
-			problem.Write(w, problem.FromError(err))
+			httperr.Write(w, err)
 			return
 		}
 		auditlog.FromContext(r.Context()).SetOrg(p.OrgID, p.Type, p.ID)

@@ -6,11 +6,12 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/obs"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/handlers"
+	"github.com/opencustody/ocv/proxy/httperr"
 	"github.com/opencustody/ocv/proxy/idempotency"
 	"github.com/opencustody/ocv/proxy/metering"
 	"github.com/opencustody/ocv/proxy/ratelimit"
@@ -105,7 +106,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := route.Handler(w, r); err != nil {
-		p := problem.FromError(err)
+		p := httperr.Problem(err)
 		if p.Status >= 500 {
 			s.log.Error("request failed", "request_id", auditlog.FromContext(r.Context()).Event.RequestID, "route", route.Pattern, "err", err)
 		}

@@ -2,12 +2,8 @@ package problem
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
-
-	"github.com/opencustody/ocv/enclave/wire"
-	"github.com/opencustody/ocv/internal/store"
 )
 
 // Problem types: short snake_case slugs, documented in api/openapi.yaml.
@@ -81,33 +77,6 @@ func NotFound(what string) *Problem { return New(http.StatusNotFound, TypeNotFou
 
 // Unauthorized is a 401 problem.
 func Unauthorized(typ, detail string) *Problem { return New(http.StatusUnauthorized, typ, detail) }
-
-// FromError maps an error to its problem: a *Problem as it is, sentinels of
-// the store and the enclave channel to theirs, anything else to a 500 whose
-// detail says nothing of the internal error.
-func FromError(err error) *Problem {
-	var p *Problem
-	switch {
-	case errors.As(err, &p):
-		return p
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound("resource")
-	case errors.Is(err, store.ErrConflict):
-		return New(http.StatusConflict, TypeConflict, "the request conflicts with an existing resource")
-	case errors.Is(err, wire.ErrIntegrity):
-		return New(http.StatusInternalServerError, TypeIntegrity,
-			"the stored value failed its integrity check and was not decrypted")
-	case errors.Is(err, wire.ErrForbidden):
-		// The enclave refused to act for this caller: its own check of the
-		// token and the vault's policy set disagrees with the proxy's.
-		return New(http.StatusForbidden, TypePolicyDenied, "access denied by policy")
-	case errors.Is(err, wire.ErrUnavailable):
-		return New(http.StatusServiceUnavailable, TypeEnclaveUnavailable,
-			"the enclave is unavailable or not attested; see /v1/health/hsm")
-	default:
-		return New(http.StatusInternalServerError, TypeInternal, "an unexpected error occurred")
-	}
-}
 
 // Write sends p as application/problem+json.
 func Write(w http.ResponseWriter, p *Problem) {

@@ -33,3 +33,19 @@ func (e *LastOwnerError) Error() string { return "last owner of organization " +
 
 // Unwrap returns ErrLastOwner.
 func (e *LastOwnerError) Unwrap() error { return ErrLastOwner }
+
+// NotFoundError is a not-found that names the resource that is missing
+// ("vault", "agent"), never an id or a value. It matches ErrNotFound with
+// errors.Is; the proxy answers it with a 404 naming the resource.
+type NotFoundError struct {
+	Resource string
+}
+
+// NotFound returns the not-found error of resource.
+func NotFound(resource string) error { return &NotFoundError{Resource: resource} }
+
+// Error names the resource.
+func (e *NotFoundError) Error() string { return e.Resource + " not found" }
+
+// Is reports whether target is ErrNotFound.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }

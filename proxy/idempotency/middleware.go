@@ -14,6 +14,7 @@ import (
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/httperr"
 )
 
 // Header names.
@@ -134,7 +135,7 @@ func Middleware(s Store, cfg Config) func(http.Handler) http.Handler {
 			rec, won, err := s.ClaimIdempotencyKey(r.Context(), claim)
 			if err != nil {
 				cfg.Log.Error("claiming idempotency key", "path", r.URL.EscapedPath(), "err", err)
-				problem.Write(w, problem.FromError(err))
+				httperr.Write(w, err)
 				return
 			}
 			if !won {

@@ -8,7 +8,7 @@ var (
 	ErrUnknownTier = errors.New("unknown tier")
 	// ErrResourceLimit: the organization's tier allows no more of a
 	// resource. Errors wrapping it are *LimitError and map to 403
-	// resource_limit_exceeded through problem.FromError.
+	// resource_limit_exceeded through httperr.Problem.
 	ErrResourceLimit = errors.New("resource limit exceeded")
 	// ErrInvalidConfig: a metering setting is out of range.
 	ErrInvalidConfig = errors.New("invalid metering configuration")

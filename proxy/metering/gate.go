@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/proxy/httperr"
 	"github.com/opencustody/ocv/proxy/metering/x402"
 )
 
@@ -79,5 +79,5 @@ func (m *Meter) refused(w http.ResponseWriter, r *http.Request, err error) {
 		m.paymentRequired(w, r, "the X-PAYMENT header was refused", err)
 		return
 	}
-	problem.Write(w, problem.FromError(err))
+	httperr.Write(w, err)
 }

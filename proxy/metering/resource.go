@@ -42,7 +42,7 @@ func (l TierLimits) Cap(kind Resource) (int64, bool) {
 
 // LimitError says an organization's tier allows no more of a resource. It
 // unwraps to ErrResourceLimit and to the 403 problem that the edge sends
-// (problem.FromError finds it with errors.As).
+// (httperr.Problem finds it with errors.As).
 type LimitError struct {
 	Resource Resource
 	Tier     Tier

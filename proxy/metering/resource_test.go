@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy/httperr"
 	"github.com/opencustody/ocv/proxy/metering"
 )
 
@@ -55,7 +55,7 @@ func TestLimitErrorProblem(t *testing.T) {
 	var le *metering.LimitError
 	require.True(t, errors.As(err, &le))
 	require.EqualValues(t, 5, le.Limit)
-	p := problem.FromError(err)
+	p := httperr.Problem(err)
 	require.Equal(t, http.StatusForbidden, p.Status)
 	require.Equal(t, "resource_limit_exceeded", p.Type)
 	require.Contains(t, p.Detail, "5 vaults")

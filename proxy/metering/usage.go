@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/httperr"
 	"github.com/opencustody/ocv/proxy/metering/x402"
 )
 
@@ -33,12 +33,12 @@ func (m *Meter) Usage(isMetered func(*http.Request) bool) func(http.Handler) htt
 			ctx := r.Context()
 			info, err := m.orgs.get(ctx, p.OrgID)
 			if err != nil {
-				problem.Write(w, problem.FromError(err))
+				httperr.Write(w, err)
 				return
 			}
 			d, err := m.counter.Take(ctx, p.OrgID, tierOf(info.Tier))
 			if err != nil {
-				problem.Write(w, problem.FromError(err))
+				httperr.Write(w, err)
 				return
 			}
 			h := w.Header()
@@ -65,7 +65,7 @@ func (m *Meter) overQuota(ctx context.Context, w http.ResponseWriter, r *http.Re
 	if info.HasCredits && m.cfg.CreditCentsPerRequest > 0 {
 		bal, ok, err := m.orgs.spend(ctx, orgID, info, m.cfg.CreditCentsPerRequest)
 		if err != nil {
-			problem.Write(w, problem.FromError(err))
+			httperr.Write(w, err)
 			return
 		}
 		h.Set(HeaderCreditBalance, strconv.FormatInt(bal, 10))

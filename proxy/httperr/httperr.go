@@ -1,0 +1,48 @@
+// Package httperr is the one place where an error becomes an HTTP answer:
+// every handler and middleware of the proxy returns or passes its error
+// here, and a new error type is mapped to its problem type in this file
+// alone. It is untrusted edge code.
+package httperr
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/internal/store"
+)
+
+// Problem maps err to its problem: a *problem.Problem as it is, a store
+// not-found to a 404 naming the resource, the other sentinels of the store
+// and the enclave channel to theirs, and anything else to a 500 whose
+// detail says nothing of the internal error.
+func Problem(err error) *problem.Problem {
+	var p *problem.Problem
+	var nf *store.NotFoundError
+	switch {
+	case errors.As(err, &p):
+		return p
+	case errors.As(err, &nf):
+		return problem.NotFound(nf.Resource)
+	case errors.Is(err, store.ErrNotFound):
+		return problem.NotFound("resource")
+	case errors.Is(err, store.ErrConflict):
+		return problem.New(http.StatusConflict, problem.TypeConflict, "the request conflicts with an existing resource")
+	case errors.Is(err, wire.ErrIntegrity):
+		return problem.New(http.StatusInternalServerError, problem.TypeIntegrity,
+			"the stored value failed its integrity check and was not decrypted")
+	case errors.Is(err, wire.ErrForbidden):
+		// The enclave refused to act for this caller: its own check of the
+		// token and the vault's policy set disagrees with the proxy's.
+		return problem.New(http.StatusForbidden, problem.TypePolicyDenied, "access denied by policy")
+	case errors.Is(err, wire.ErrUnavailable):
+		return problem.New(http.StatusServiceUnavailable, problem.TypeEnclaveUnavailable,
+			"the enclave is unavailable or not attested; see /v1/health/hsm")
+	default:
+		return problem.New(http.StatusInternalServerError, problem.TypeInternal, "an unexpected error occurred")
+	}
+}
+
+// Write sends the problem of err.
+func Write(w http.ResponseWriter, err error) { problem.Write(w, Problem(err)) }
