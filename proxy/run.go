@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/opencustody/ocv/api"
-	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/attestation/nitro"
 	"github.com/opencustody/ocv/attestation/sim"
 	"github.com/opencustody/ocv/enclave/client"
@@ -26,6 +25,7 @@ import (
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/chainrpc"
 	"github.com/opencustody/ocv/proxy/edgetls"
+	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/proxy/txwatch"
 )
 
@@ -93,7 +93,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}()
 	chains := chainrpc.NewPool(chainrpc.Config{})
 	defer chains.Close()
-	h := handlers.New(handlers.Deps{Store: db, Enclave: enclave, Minter: minter,
+	h := handlers.New(handlers.Deps{Vaults: db, Accounts: db, Agents: db, Policies: db, Orgs: db, Shares: db,
+		Hooks: db, Admin: db, Keys: db, Txs: db, Pinger: db, Enclave: enclave, Minter: minter,
 		Verifier: verifier, OpenAPI: openapi, Identity: cfg.identity(), Mailer: mailer, IPRulesChanged: ipRules.Invalidate,
 		Webhooks: cfg.webhookOptions(), Metering: meter, Resources: db, Tiers: cfg.Metering.Tiers, Chains: chains})
 	if err := startWebhooks(bg, cfg, db, log.With("component", "webhooks")); err != nil {

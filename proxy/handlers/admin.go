@@ -33,7 +33,7 @@ func (h *Handlers) AdminListUsers(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("users")
-	users, err := h.Store.ListUsers(r.Context(), cursor, limit+1)
+	users, err := h.Accounts.ListUsers(r.Context(), cursor, limit+1)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func (h *Handlers) tiers() metering.Tiers {
 }
 
 func (h *Handlers) writeOrgLimits(w http.ResponseWriter, r *http.Request, orgID string) error {
-	u, err := h.Store.OrgUsage(r.Context(), orgID)
+	u, err := h.Admin.OrgUsage(r.Context(), orgID)
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("organization")
 	}
@@ -88,7 +88,7 @@ func (h *Handlers) AdminSetOrgTier(w http.ResponseWriter, r *http.Request) error
 	if in.Tier == nil || !isTier(*in.Tier) {
 		return badField("tier", "is required and must be one of free, pro, team, business, enterprise (exact lowercase)")
 	}
-	if err := h.Store.SetOrgTier(r.Context(), orgID, *in.Tier); err != nil {
+	if err := h.Admin.SetOrgTier(r.Context(), orgID, *in.Tier); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return problem.NotFound("organization")
 		}
@@ -115,7 +115,7 @@ func (h *Handlers) AdminDeleteUser(w http.ResponseWriter, r *http.Request) error
 	if userID == p.ID {
 		return problem.BadRequest(problem.TypeInvalidRequest, "you cannot delete your own account")
 	}
-	out, err := h.Store.DeleteUser(r.Context(), userID, func(u store.User) error {
+	out, err := h.Admin.DeleteUser(r.Context(), userID, func(u store.User) error {
 		if u.PlatformRole != "" && p.PlatformRole != "super_admin" {
 			return problem.New(http.StatusForbidden, problem.TypeForbidden, "only a super_admin may delete a platform administrator")
 		}

@@ -122,7 +122,7 @@ func settingKey(r *http.Request) (string, error) {
 // setting, stored or at its default, in key order.
 func (h *Handlers) AdminListSettings(w http.ResponseWriter, r *http.Request) error {
 	auditlog.FromContext(r.Context()).SetResource("settings")
-	stored, err := h.Store.ListSettings(r.Context())
+	stored, err := h.Admin.ListSettings(r.Context())
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func (h *Handlers) AdminGetSetting(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("settings/" + key)
-	st, err := h.Store.Setting(r.Context(), key)
+	st, err := h.Admin.Setting(r.Context(), key)
 	if errors.Is(err, store.ErrNotFound) {
 		return writeJSON(w, http.StatusOK, defaultSetting(key))
 	}
@@ -214,7 +214,7 @@ func (h *Handlers) putSetting(w http.ResponseWriter, r *http.Request, key string
 	view func(store.Setting) any) error {
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("settings/" + key)
-	st, err := h.Store.PutSetting(r.Context(), key, value, principal(r).ID, entry.Prepare(http.StatusOK))
+	st, err := h.Admin.PutSetting(r.Context(), key, value, principal(r).ID, entry.Prepare(http.StatusOK))
 	if err != nil {
 		return err
 	}

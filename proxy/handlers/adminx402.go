@@ -133,7 +133,7 @@ func (c x402Settings) normalize() (x402Settings, error) {
 // or (configured false) the defaults of an unconfigured platform.
 func (h *Handlers) AdminGetX402(w http.ResponseWriter, r *http.Request) error {
 	auditlog.FromContext(r.Context()).SetResource("settings/" + x402SettingKey)
-	st, err := h.Store.Setting(r.Context(), x402SettingKey)
+	st, err := h.Admin.Setting(r.Context(), x402SettingKey)
 	if errors.Is(err, store.ErrNotFound) {
 		d := x402.PaymentConfig{}.WithDefaults()
 		return writeJSON(w, http.StatusOK, x402Response{Network: d.Network, Asset: d.Asset, PriceAtomic: d.PriceAtomic,

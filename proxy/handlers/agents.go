@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/opencustody/ocv/api/problem"
-	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/chain/evm"
+	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/metering"
@@ -55,7 +55,7 @@ func agentView(a store.Agent) map[string]any {
 // tx_spent_today_eth.
 func (h *Handlers) withUsage(ctx context.Context, a store.Agent) (map[string]any, error) {
 	v := agentView(a)
-	count, spent, err := h.Store.AgentTxToday(ctx, a.OrgID, a.ID, time.Now())
+	count, spent, err := h.Txs.AgentTxToday(ctx, a.OrgID, a.ID, time.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (h *Handlers) CreateAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("agent/" + a.ID)
-	a, err = h.Store.CreateAgent(r.Context(), a, entry.Prepare(http.StatusCreated))
+	a, err = h.Agents.CreateAgent(r.Context(), a, entry.Prepare(http.StatusCreated))
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (h *Handlers) ListAgents(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("agents")
-	as, err := h.Store.ListAgents(r.Context(), principal(r).OrgID, cursor, limit+1)
+	as, err := h.Agents.ListAgents(r.Context(), principal(r).OrgID, cursor, limit+1)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (h *Handlers) GetAgent(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("agent/" + id)
-	a, err := h.Store.GetAgent(r.Context(), principal(r).OrgID, id)
+	a, err := h.Agents.GetAgent(r.Context(), principal(r).OrgID, id)
 	if err != nil {
 		return agentNotFound(err)
 	}
@@ -174,7 +174,7 @@ func (h *Handlers) AgentMe(w http.ResponseWriter, r *http.Request) error {
 		return problem.New(http.StatusForbidden, problem.TypeForbidden, "this route is for agents only")
 	}
 	auditlog.FromContext(r.Context()).SetResource("agent/" + p.ID)
-	a, err := h.Store.GetAgent(r.Context(), p.OrgID, p.ID)
+	a, err := h.Agents.GetAgent(r.Context(), p.OrgID, p.ID)
 	if err != nil {
 		return agentNotFound(err)
 	}
@@ -220,7 +220,7 @@ func (h *Handlers) AgentDirectory(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("agents/directory")
-	as, err := h.Store.ListAgents(r.Context(), principal(r).OrgID, cursor, limit+1)
+	as, err := h.Agents.ListAgents(r.Context(), principal(r).OrgID, cursor, limit+1)
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r)
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("agent/" + id)
-	a, err := h.Store.UpdateAgent(r.Context(), p.OrgID, id, func(a *store.Agent) error {
+	a, err := h.Agents.UpdateAgent(r.Context(), p.OrgID, id, func(a *store.Agent) error {
 		if in.Name != nil {
 			a.Name = *in.Name
 		}
@@ -306,7 +306,7 @@ func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error 
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("agent/" + id)
-	a, err := h.Store.RotateAgentKey(r.Context(), principal(r).OrgID, id, hash, auth.LastFour(key), in.APIKeyExpiresAt,
+	a, err := h.Agents.RotateAgentKey(r.Context(), principal(r).OrgID, id, hash, auth.LastFour(key), in.APIKeyExpiresAt,
 		entry.Prepare(http.StatusOK))
 	if err != nil {
 		return agentNotFound(err)
@@ -328,7 +328,7 @@ func (h *Handlers) DeleteAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("agent/" + id)
-	a, changes, err := h.Store.DeactivateAgent(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
+	a, changes, err := h.Agents.DeactivateAgent(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
 	if err != nil {
 		return agentNotFound(err)
 	}

@@ -37,7 +37,7 @@ func (h *Handlers) AgentToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || !auth.WellFormed(AgentKeyPrefix, *in.APIKey) {
 		return errBadAgentKey
 	}
-	a, err := h.Store.AgentByKey(r.Context(), id.String(), auth.HashOpaque(*in.APIKey))
+	a, err := h.Agents.AgentByKey(r.Context(), id.String(), auth.HashOpaque(*in.APIKey))
 	if errors.Is(err, store.ErrNotFound) {
 		return errBadAgentKey
 	}
@@ -68,7 +68,7 @@ func (h *Handlers) agentClaims(r *http.Request, a store.Agent, now time.Time) (*
 	var pols []policy.Policy
 	if a.Scopes == nil {
 		var err error
-		if pols, err = h.Store.AgentPolicies(r.Context(), a.OrgID, a.ID); err != nil {
+		if pols, err = h.Agents.AgentPolicies(r.Context(), a.OrgID, a.ID); err != nil {
 			return nil, err
 		}
 	}

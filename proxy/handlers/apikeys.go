@@ -73,7 +73,7 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
 	id := newID()
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("api_key/" + id)
-	k, err := h.Store.CreateAPIKey(r.Context(), store.APIKey{OrgID: p.OrgID, ID: id, UserID: p.ID, Name: name, Hash: hash,
+	k, err := h.Accounts.CreateAPIKey(r.Context(), store.APIKey{OrgID: p.OrgID, ID: id, UserID: p.ID, Name: name, Hash: hash,
 		LastFour: auth.LastFour(key), ExpiresAt: in.ExpiresAt}, entry.Prepare(http.StatusCreated))
 	if err != nil {
 		return err
@@ -96,7 +96,7 @@ func (h *Handlers) ListAPIKeys(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principal(r)
 	auditlog.FromContext(r.Context()).SetResource("api_keys")
-	keys, err := h.Store.ListAPIKeys(r.Context(), p.OrgID, p.ID, cursor, limit+1)
+	keys, err := h.Accounts.ListAPIKeys(r.Context(), p.OrgID, p.ID, cursor, limit+1)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (h *Handlers) DeleteAPIKey(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r)
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("api_key/" + id)
-	err = h.Store.DeleteAPIKey(r.Context(), p.OrgID, p.ID, id, entry.Prepare(http.StatusNoContent))
+	err = h.Accounts.DeleteAPIKey(r.Context(), p.OrgID, p.ID, id, entry.Prepare(http.StatusNoContent))
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("API key")
 	}

@@ -45,7 +45,7 @@ func (h *Handlers) ListAuditEvents(w http.ResponseWriter, r *http.Request) error
 		return problem.BadRequest(problem.TypeInvalidRequest, "action must be at most 128 bytes")
 	}
 	auditlog.FromContext(r.Context()).SetResource("audit/events")
-	evs, err := h.Store.ListEvents(r.Context(), principal(r).OrgID, action, before, limit+1)
+	evs, err := h.Vaults.ListEvents(r.Context(), principal(r).OrgID, action, before, limit+1)
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func (h *Handlers) Signup(w http.ResponseWriter, r *http.Request) error {
 	entry.SetOrg(orgID, auth.PrincipalUser, userID)
 	entry.SetResource("user/" + userID)
 	ev := entry.Prepare(http.StatusCreated)
-	created, err := h.Store.CreateUserWithOrg(r.Context(), store.User{ID: userID, Email: email, PasswordHash: hash},
+	created, err := h.Accounts.CreateUserWithOrg(r.Context(), store.User{ID: userID, Email: email, PasswordHash: hash},
 		key, store.Org{ID: orgID, Name: email}, ev)
 	if err != nil {
 		// The failure is audited outside any organization.
@@ -111,7 +111,7 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	u, m, err := h.Store.UserByEmail(r.Context(), key)
+	u, m, err := h.Accounts.UserByEmail(r.Context(), key)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -154,11 +154,11 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 		row.OrgID, row.UserID, row.FamilyID = m.OrgID, u.ID, newID()
 		resp.RefreshToken, rt = refresh, &row
 	}
-	err = h.Store.CompleteSignIn(r.Context(), u.ID, rt, entry.Prepare(http.StatusOK))
+	err = h.Accounts.CompleteSignIn(r.Context(), u.ID, rt, entry.Prepare(http.StatusOK))
 	if errors.Is(err, store.ErrLocked) {
 		// Concurrent failures locked the account while this check ran.
 		entry.SetOrg(m.OrgID, "anonymous", "")
-		locked, err := h.Store.UserByID(r.Context(), u.ID)
+		locked, err := h.Accounts.UserByID(r.Context(), u.ID)
 		if err != nil {
 			return err
 		}
@@ -193,10 +193,10 @@ func (h *Handlers) RevokeToken(w http.ResponseWriter, r *http.Request) error {
 	entry.SetResource("token/" + p.TokenID)
 	var err error
 	if in.RefreshToken != nil && auth.WellFormed(auth.RefreshPrefix, *in.RefreshToken) {
-		_, err = h.Store.RevokeSession(r.Context(), p.TokenID, p.OrgID, p.ExpiresAt, auth.HashOpaque(*in.RefreshToken), p.ID,
+		_, err = h.Accounts.RevokeSession(r.Context(), p.TokenID, p.OrgID, p.ExpiresAt, auth.HashOpaque(*in.RefreshToken), p.ID,
 			entry.Prepare(http.StatusNoContent))
 	} else {
-		err = h.Store.RevokeToken(r.Context(), p.TokenID, p.OrgID, p.ExpiresAt, entry.Prepare(http.StatusNoContent))
+		err = h.Accounts.RevokeToken(r.Context(), p.TokenID, p.OrgID, p.ExpiresAt, entry.Prepare(http.StatusNoContent))
 	}
 	if err != nil {
 		return err

@@ -58,7 +58,7 @@ func (h *Handlers) SigningKeyBalance(w http.ResponseWriter, r *http.Request) err
 			return rpcProblem(err)
 		}
 		item := map[string]any{"contract_address": strings.ToLower(t.Hex()), "balance": bal.String()}
-		if k, err := h.Store.KnownTokenOf(ctx, chain.ID, strings.ToLower(t.Hex())); err == nil {
+		if k, err := h.Keys.KnownTokenOf(ctx, chain.ID, strings.ToLower(t.Hex())); err == nil {
 			item["symbol"], item["decimals"] = k.Symbol, k.Decimals
 			item["formatted"] = evm.FormatTokenAmount(bal, k.Decimals)
 		}

@@ -72,11 +72,11 @@ func (h *Handlers) BillingSubscription(w http.ResponseWriter, r *http.Request) e
 	}
 	org := principal(r).OrgID
 	now := time.Now().UTC()
-	intents, err := h.Store.CountAgentTxsSince(r.Context(), org, time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC))
+	intents, err := h.Txs.CountAgentTxsSince(r.Context(), org, time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		return err
 	}
-	wallets, err := h.Store.CountSigningKeys(r.Context(), org)
+	wallets, err := h.Keys.CountSigningKeys(r.Context(), org)
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,13 @@ import (
 
 	"github.com/btcsuite/btcd/chaincfg"
 
-	"github.com/opencustody/ocv/keyvault"
 	"github.com/opencustody/ocv/chain/bitcoin"
 	"github.com/opencustody/ocv/chain/cardano"
 	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/chain/solana"
 	"github.com/opencustody/ocv/chain/tron"
 	"github.com/opencustody/ocv/chain/xrp"
+	"github.com/opencustody/ocv/keyvault"
 )
 
 // addressDerivers derive each chain family's address from the public key

@@ -40,7 +40,7 @@ func (h *Handlers) cachedChain(ctx context.Context, ref string) (store.Chain, er
 	if ok && now.Before(e.until) {
 		return e.chain, nil
 	}
-	ch, err := h.Store.ResolveChain(ctx, ref)
+	ch, err := h.Admin.ResolveChain(ctx, ref)
 	if err != nil {
 		return store.Chain{}, err
 	}

@@ -159,7 +159,7 @@ func (in chainRequest) validate() (store.Chain, error) {
 // ListChains answers GET /v1/chains: the chain registry in id order.
 func (h *Handlers) ListChains(w http.ResponseWriter, r *http.Request) error {
 	auditlog.FromContext(r.Context()).SetResource("chains")
-	cs, err := h.Store.ListChains(r.Context())
+	cs, err := h.Admin.ListChains(r.Context())
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (h *Handlers) resolveChain(r *http.Request, ref string) (store.Chain, error
 	if ref == "" || len(ref) > 64 {
 		return store.Chain{}, problem.NotFound("chain")
 	}
-	c, err := h.Store.ResolveChain(r.Context(), ref)
+	c, err := h.Admin.ResolveChain(r.Context(), ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Chain{}, problem.NotFound("chain")
 	}
@@ -210,10 +210,10 @@ func (h *Handlers) AdminPutChain(w http.ResponseWriter, r *http.Request) error {
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("chains/" + c.ID)
 	status := http.StatusOK // the audited status: a create racing another one may record 200
-	if _, err := h.Store.ResolveChain(r.Context(), c.ID); errors.Is(err, store.ErrNotFound) {
+	if _, err := h.Admin.ResolveChain(r.Context(), c.ID); errors.Is(err, store.ErrNotFound) {
 		status = http.StatusCreated
 	}
-	out, created, err := h.Store.UpsertChain(r.Context(), c, entry.Prepare(status))
+	out, created, err := h.Admin.UpsertChain(r.Context(), c, entry.Prepare(status))
 	if errors.Is(err, store.ErrConflict) {
 		return problem.New(http.StatusConflict, problem.TypeConflict, "the chain id or one of the names is used by another chain")
 	}

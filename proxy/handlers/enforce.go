@@ -51,7 +51,7 @@ func (h *Handlers) accessOf(ctx context.Context, p auth.Principal, clientIP, vau
 	if c.bypass {
 		return c, nil
 	}
-	ps, err := h.Store.PrincipalPolicies(ctx, p.OrgID, vaultID, p.Type, p.ID)
+	ps, err := h.Policies.PrincipalPolicies(ctx, p.OrgID, vaultID, p.Type, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (h *Handlers) loadPolicySet(ctx context.Context, c *accessCheck, vaultID st
 		return nil
 	}
 	var err error
-	if _, c.set, c.mac, err = h.Store.PolicySet(ctx, c.p.OrgID, vaultID); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if _, c.set, c.mac, err = h.Policies.PolicySet(ctx, c.p.OrgID, vaultID); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	return nil
@@ -133,12 +133,12 @@ const maxListScan = 25_000
 func (h *Handlers) visibleSecrets(r *http.Request, c *accessCheck, vaultID, prefix, cursor string, limit int) ([]store.Secret, error) {
 	orgID := c.p.OrgID
 	if c.bypass {
-		return h.Store.ListSecrets(r.Context(), orgID, vaultID, prefix, cursor, limit+1)
+		return h.Vaults.ListSecrets(r.Context(), orgID, vaultID, prefix, cursor, limit+1)
 	}
 	const batch = 500
 	var out []store.Secret
 	for scanned := 0; scanned < maxListScan; scanned += batch {
-		rows, err := h.Store.ListSecrets(r.Context(), orgID, vaultID, prefix, cursor, batch)
+		rows, err := h.Vaults.ListSecrets(r.Context(), orgID, vaultID, prefix, cursor, batch)
 		if err != nil {
 			return nil, err
 		}

@@ -58,7 +58,7 @@ func (h *Handlers) ResolveEnvVars(w http.ResponseWriter, r *http.Request) error 
 	}
 	p := principal(r)
 	auditlog.FromContext(r.Context()).SetResource("vault/" + vaultID + "/env-vars")
-	if _, err := h.Store.GetVault(r.Context(), p.OrgID, vaultID); errors.Is(err, store.ErrNotFound) {
+	if _, err := h.Vaults.GetVault(r.Context(), p.OrgID, vaultID); errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("vault")
 	} else if err != nil {
 		return err
@@ -71,7 +71,7 @@ func (h *Handlers) ResolveEnvVars(w http.ResponseWriter, r *http.Request) error 
 		return problem.NotFound("vault")
 	}
 	var layers []envLayer
-	shared, err := h.Store.VaultIDByName(r.Context(), p.OrgID, EnvSharedVault)
+	shared, err := h.Shares.VaultIDByName(r.Context(), p.OrgID, EnvSharedVault)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -106,7 +106,7 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *envResponse) e
 	if err != nil {
 		return err
 	}
-	secs, err := h.Store.ListSecrets(ctx, p.OrgID, l.vaultID, l.prefix, "", maxEnvPerLayer)
+	secs, err := h.Vaults.ListSecrets(ctx, p.OrgID, l.vaultID, l.prefix, "", maxEnvPerLayer)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *envResponse) e
 			out.Denied = append(out.Denied, entry)
 			continue
 		}
-		sec, sealed, err := h.Store.GetSecret(ctx, p.OrgID, l.vaultID, s.Path)
+		sec, sealed, err := h.Vaults.GetSecret(ctx, p.OrgID, l.vaultID, s.Path)
 		if errors.Is(err, store.ErrNotFound) {
 			continue // deleted meanwhile
 		}

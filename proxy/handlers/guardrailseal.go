@@ -37,7 +37,7 @@ func (h *Handlers) sealAgentGuardrails(ctx context.Context, orgID, agentID, toke
 }
 
 func (h *Handlers) sealGuardrailsOnce(ctx context.Context, orgID, agentID, token string) error {
-	src, err := h.Store.AgentGuardrailSource(ctx, orgID, agentID)
+	src, err := h.Keys.AgentGuardrailSource(ctx, orgID, agentID)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (h *Handlers) sealGuardrailsOnce(ctx context.Context, orgID, agentID, token
 	if err != nil {
 		return fmt.Errorf("encoding guardrail set: %w", err)
 	}
-	if err := h.Store.StageGuardrailSet(ctx, orgID, agentID, version, set); err != nil {
+	if err := h.Keys.StageGuardrailSet(ctx, orgID, agentID, version, set); err != nil {
 		return err
 	}
 	mac, err := h.Enclave.SealGuardrails(ctx, wire.SealGuardrailsRequest{OrgID: orgID, AgentID: agentID,
@@ -59,7 +59,7 @@ func (h *Handlers) sealGuardrailsOnce(ctx context.Context, orgID, agentID, token
 	if err != nil {
 		return err
 	}
-	return h.Store.SetGuardrailMAC(ctx, orgID, agentID, version, mac)
+	return h.Keys.SetGuardrailMAC(ctx, orgID, agentID, version, mac)
 }
 
 // resealAfterChange seals the agent's guardrails after a change made by

@@ -19,12 +19,8 @@ import (
 // Func is an HTTP handler that returns its error instead of writing it.
 type Func func(w http.ResponseWriter, r *http.Request) error
 
-// Store is the storage the handlers use.
-type Store interface {
-	Ping(ctx context.Context) error
-	CreateUserWithOrg(ctx context.Context, u store.User, emailKey string, o store.Org, ev *auditchain.Event) (time.Time, error)
-	UserByEmail(ctx context.Context, emailKey string) (store.User, store.Membership, error)
-	RevokeToken(ctx context.Context, jti, orgID string, exp time.Time, ev *auditchain.Event) error
+// VaultStore is the storage of vaults, their secrets and the audit log.
+type VaultStore interface {
 	CreateVault(ctx context.Context, v store.Vault, createKEK func(context.Context) (uint32, error), ev *auditchain.Event) (store.Vault, error)
 	GetVault(ctx context.Context, orgID, id string) (store.Vault, error)
 	ListVaults(ctx context.Context, orgID, after string, limit int) ([]store.Vault, error)
@@ -34,14 +30,11 @@ type Store interface {
 	ListSecrets(ctx context.Context, orgID, vaultID, prefix, after string, limit int) ([]store.Secret, error)
 	DeleteSecret(ctx context.Context, orgID, vaultID, path string, ev *auditchain.Event) error
 	ListEvents(ctx context.Context, orgID, action string, before int64, limit int) ([]*auditchain.Event, error)
-	IdentityStore
-	AgentStore
-	PolicyStore
-	OrgStore
-	ShareStore
-	WebhookStore
-	AdminStore
-	SigningStore
+}
+
+// Pinger tells whether the database answers (the health routes).
+type Pinger interface {
+	Ping(ctx context.Context) error
 }
 
 // EnclaveState is what the proxy knows of its channel to the enclave.
@@ -70,7 +63,20 @@ type Enclave interface {
 
 // Deps are the handlers' dependencies.
 type Deps struct {
-	Store    Store
+	// The storage, one small interface per resource group (one
+	// *store.Store implements them all).
+	Vaults   VaultStore
+	Accounts IdentityStore
+	Agents   AgentStore
+	Policies PolicyStore
+	Orgs     OrgStore
+	Shares   ShareStore
+	Hooks    WebhookStore
+	Admin    AdminStore
+	Keys     SigningKeyStore
+	Txs      TxStore
+	Pinger   Pinger
+
 	Enclave  Enclave
 	Minter   *auth.Minter
 	Verifier *auth.Verifier

@@ -14,7 +14,7 @@ import (
 func (h *Handlers) Health(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := h.Store.Ping(ctx); err != nil {
+	if err := h.Pinger.Ping(ctx); err != nil {
 		return writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": "database unreachable"})
 	}
 	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

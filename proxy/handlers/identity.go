@@ -22,6 +22,9 @@ import (
 
 // IdentityStore is the storage of accounts, sessions, keys and members.
 type IdentityStore interface {
+	CreateUserWithOrg(ctx context.Context, u store.User, emailKey string, o store.Org, ev *auditchain.Event) (time.Time, error)
+	UserByEmail(ctx context.Context, emailKey string) (store.User, store.Membership, error)
+	RevokeToken(ctx context.Context, jti, orgID string, exp time.Time, ev *auditchain.Event) error
 	UserByID(ctx context.Context, id string) (store.User, error)
 	RecordLoginFailure(ctx context.Context, userID string, max int, lockFor time.Duration, ev, lockEv *auditchain.Event) (time.Time, error)
 	CompleteSignIn(ctx context.Context, userID string, refresh *store.RefreshToken, ev *auditchain.Event) error
@@ -87,7 +90,7 @@ func (h *Handlers) passwordFailed(w http.ResponseWriter, r *http.Request, userID
 	ev := entry.Prepare(http.StatusUnauthorized)
 	lockEv := *ev
 	lockEv.Action = "auth.lockout"
-	until, err := h.Store.RecordLoginFailure(r.Context(), userID, MaxFailedLogins, h.Identity.LockoutDuration, ev, &lockEv)
+	until, err := h.Accounts.RecordLoginFailure(r.Context(), userID, MaxFailedLogins, h.Identity.LockoutDuration, ev, &lockEv)
 	if err != nil {
 		return err
 	}
@@ -145,7 +148,7 @@ func cursorID(cursor string) error {
 
 // currentUser loads the caller's user row.
 func (h *Handlers) currentUser(r *http.Request) (store.User, error) {
-	u, err := h.Store.UserByID(r.Context(), principal(r).ID)
+	u, err := h.Accounts.UserByID(r.Context(), principal(r).ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.User{}, problem.Unauthorized(problem.TypeInvalidToken, "the authenticated user no longer exists")
 	}

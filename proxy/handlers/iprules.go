@@ -87,7 +87,7 @@ func (h *Handlers) ListIPRules(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("security/ip-rules")
-	rules, err := h.Store.ListIPRules(r.Context(), principal(r).OrgID, cursor, limit+1)
+	rules, err := h.Orgs.ListIPRules(r.Context(), principal(r).OrgID, cursor, limit+1)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (h *Handlers) CreateIPRule(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	p := principal(r)
-	out, err := h.Store.CreateIPRule(r.Context(), store.IPRule{OrgID: p.OrgID, ID: id, CIDR: cidr, RuleType: *in.RuleType,
+	out, err := h.Orgs.CreateIPRule(r.Context(), store.IPRule{OrgID: p.OrgID, ID: id, CIDR: cidr, RuleType: *in.RuleType,
 		Description: desc, CreatedBy: p.ID}, entry.Prepare(http.StatusCreated))
 	switch {
 	case errors.Is(err, store.ErrConflict):
@@ -152,7 +152,7 @@ func (h *Handlers) DeleteIPRule(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	orgID := principal(r).OrgID
-	err = h.Store.DeleteIPRule(r.Context(), orgID, id, entry.Prepare(http.StatusNoContent))
+	err = h.Orgs.DeleteIPRule(r.Context(), orgID, id, entry.Prepare(http.StatusNoContent))
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("IP rule")
 	}

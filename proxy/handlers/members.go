@@ -56,7 +56,7 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 		return badField("role", "is required and must be one of owner, admin, member (exact lowercase)")
 	}
 	p := principal(r)
-	m, err := h.Store.UpdateMemberRole(r.Context(), p.OrgID, userID, *in.Role, func(cur store.Member) error {
+	m, err := h.Orgs.UpdateMemberRole(r.Context(), p.OrgID, userID, *in.Role, func(cur store.Member) error {
 		return ownerOnly(p.Role, cur, *in.Role)
 	}, entry.Prepare(http.StatusOK))
 	if err != nil {
@@ -83,7 +83,7 @@ func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principal(r)
-	out, err := h.Store.RemoveMember(r.Context(), p.OrgID, userID, func(cur store.Member) error {
+	out, err := h.Orgs.RemoveMember(r.Context(), p.OrgID, userID, func(cur store.Member) error {
 		return ownerOnly(p.Role, cur, "")
 	}, entry.Prepare(http.StatusNoContent))
 	if err != nil {

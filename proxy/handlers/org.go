@@ -37,7 +37,7 @@ func (h *Handlers) ListMembers(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("org/members")
-	ms, err := h.Store.ListMembers(r.Context(), principal(r).OrgID, cursor, limit+1)
+	ms, err := h.Accounts.ListMembers(r.Context(), principal(r).OrgID, cursor, limit+1)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (h *Handlers) InviteMember(w http.ResponseWriter, r *http.Request) error {
 	id := newID()
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("invite/" + id)
-	inv, err := h.Store.CreateInvite(r.Context(), store.Invite{OrgID: p.OrgID, ID: id, Email: email, Role: *in.Role,
+	inv, err := h.Accounts.CreateInvite(r.Context(), store.Invite{OrgID: p.OrgID, ID: id, Email: email, Role: *in.Role,
 		InvitedBy: p.ID, Hash: hash, ExpiresAt: time.Now().Add(InviteTTL).UTC().Truncate(time.Second)}, key,
 		entry.Prepare(http.StatusCreated))
 	if errors.Is(err, store.ErrConflict) {

@@ -59,7 +59,7 @@ func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if err := h.Store.ChangePassword(r.Context(), u.ID, hash, entry.Prepare(http.StatusOK)); err != nil {
+	if err := h.Accounts.ChangePassword(r.Context(), u.ID, hash, entry.Prepare(http.StatusOK)); err != nil {
 		return err
 	}
 	entry.Persisted()
@@ -98,7 +98,7 @@ func (h *Handlers) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = h.Store.SetPassword(r.Context(), u.ID, hash, entry.Prepare(http.StatusOK))
+	err = h.Accounts.SetPassword(r.Context(), u.ID, hash, entry.Prepare(http.StatusOK))
 	if errors.Is(err, store.ErrConflict) {
 		return errPasswordSet
 	}

@@ -243,9 +243,9 @@ func (h *Handlers) writePolicy(w http.ResponseWriter, r *http.Request, update bo
 	}
 	p.OrgID, p.VaultID = principal(r).OrgID, vaultID
 	status := http.StatusCreated
-	write := h.Store.CreatePolicy
+	write := h.Policies.CreatePolicy
 	if update {
-		status, write = http.StatusOK, h.Store.UpdatePolicy
+		status, write = http.StatusOK, h.Policies.UpdatePolicy
 	}
 	out, ch, err := write(r.Context(), p, entry.Prepare(status))
 	if err != nil {
@@ -274,12 +274,12 @@ func (h *Handlers) ListPolicies(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	orgID := principal(r).OrgID
-	if _, err := h.Store.GetVault(r.Context(), orgID, vaultID); errors.Is(err, store.ErrNotFound) {
+	if _, err := h.Vaults.GetVault(r.Context(), orgID, vaultID); errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("vault")
 	} else if err != nil {
 		return err
 	}
-	ps, err := h.Store.ListPolicies(r.Context(), orgID, vaultID, cursor, limit+1)
+	ps, err := h.Policies.ListPolicies(r.Context(), orgID, vaultID, cursor, limit+1)
 	if err != nil {
 		return err
 	}
@@ -301,7 +301,7 @@ func (h *Handlers) DeletePolicy(w http.ResponseWriter, r *http.Request) error {
 	if err := policyAdmin(r); err != nil {
 		return err
 	}
-	ch, err := h.Store.DeletePolicy(r.Context(), principal(r).OrgID, vaultID, id, entry.Prepare(http.StatusNoContent))
+	ch, err := h.Policies.DeletePolicy(r.Context(), principal(r).OrgID, vaultID, id, entry.Prepare(http.StatusNoContent))
 	if err != nil {
 		return policyWriteError(err)
 	}
@@ -351,5 +351,5 @@ func (h *Handlers) sealPolicySetFor(ctx context.Context, orgID, token string, ch
 	if err != nil {
 		return
 	}
-	_, _ = h.Store.SetPolicySetMAC(ctx, orgID, ch.VaultID, ch.Version, mac)
+	_, _ = h.Policies.SetPolicySetMAC(ctx, orgID, ch.VaultID, ch.Version, mac)
 }

@@ -131,7 +131,7 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry := auditlog.FromContext(r.Context())
 	value := []byte(*in.Value)
-	sec, created, err := h.Store.PutSecret(r.Context(),
+	sec, created, err := h.Vaults.PutSecret(r.Context(),
 		store.Secret{OrgID: p.OrgID, VaultID: vaultID, Path: path, Type: *in.Type, Metadata: meta, ExpiresAt: in.ExpiresAt},
 		func(ctx context.Context, version uint32) (store.Sealed, error) {
 			resp, err := h.Enclave.Seal(ctx, wire.SealRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
@@ -174,7 +174,7 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principal(r)
-	sec, sealed, err := h.Store.GetSecret(r.Context(), p.OrgID, vaultID, path)
+	sec, sealed, err := h.Vaults.GetSecret(r.Context(), p.OrgID, vaultID, path)
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("secret")
 	}
@@ -221,7 +221,7 @@ func (h *Handlers) ListSecrets(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principal(r)
 	auditlog.FromContext(r.Context()).SetResource("vault/" + vaultID + "/secrets")
-	if _, err := h.Store.GetVault(r.Context(), p.OrgID, vaultID); errors.Is(err, store.ErrNotFound) {
+	if _, err := h.Vaults.GetVault(r.Context(), p.OrgID, vaultID); errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("vault")
 	} else if err != nil {
 		return err
@@ -252,7 +252,7 @@ func (h *Handlers) DeleteSecret(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	entry := auditlog.FromContext(r.Context())
-	err = h.Store.DeleteSecret(r.Context(), principal(r).OrgID, vaultID, path, entry.Prepare(http.StatusNoContent))
+	err = h.Vaults.DeleteSecret(r.Context(), principal(r).OrgID, vaultID, path, entry.Prepare(http.StatusNoContent))
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("secret")
 	}

@@ -20,7 +20,7 @@ type settingsPatch struct {
 func (h *Handlers) GetSettings(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r)
 	auditlog.FromContext(r.Context()).SetResource("user/" + p.ID + "/settings")
-	s, err := h.Store.Settings(r.Context(), p.ID)
+	s, err := h.Accounts.Settings(r.Context(), p.ID)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (h *Handlers) UpdateSettings(w http.ResponseWriter, r *http.Request) error 
 			"register a passkey first: require_passkey_for_vaults needs at least one registered passkey")
 	}
 	s := store.UserSettings{RequirePasskeyForVaults: *in.RequirePasskeyForVaults}
-	if err := h.Store.SaveSettings(r.Context(), p.ID, s, entry.Prepare(http.StatusOK)); err != nil {
+	if err := h.Accounts.SaveSettings(r.Context(), p.ID, s, entry.Prepare(http.StatusOK)); err != nil {
 		return err
 	}
 	entry.Persisted()

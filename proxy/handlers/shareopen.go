@@ -52,7 +52,7 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	entry := auditlog.FromContext(ctx)
 	entry.SetResource("share/" + id.String())
-	sh, err := h.Store.GetShare(ctx, id.String())
+	sh, err := h.Shares.GetShare(ctx, id.String())
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("share")
 	}
@@ -88,14 +88,14 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	if err := h.loadPolicySet(ctx, access, sh.VaultID); err != nil {
 		return err
 	}
-	left, err := h.Store.ConsumeShare(ctx, sh.ID, now)
+	left, err := h.Shares.ConsumeShare(ctx, sh.ID, now)
 	if errors.Is(err, store.ErrShareUnavailable) {
 		return shareGone("the share's access count is exhausted")
 	}
 	if err != nil {
 		return err
 	}
-	sec, sealed, err := h.Store.GetSecret(ctx, sh.OrgID, sh.VaultID, sh.Path)
+	sec, sealed, err := h.Vaults.GetSecret(ctx, sh.OrgID, sh.VaultID, sh.Path)
 	if errors.Is(err, store.ErrNotFound) {
 		return shareGone("the shared secret was deleted")
 	}
@@ -150,7 +150,7 @@ func checkShareCredentials(ctx context.Context, sh store.Share, passphrase, clie
 func (h *Handlers) shareCreator(r *http.Request, sh store.Share, now time.Time) (auth.Principal, error) {
 	gone := shareGone("the share's creator no longer has access")
 	if sh.CreatorType == auth.PrincipalAgent {
-		a, err := h.Store.GetAgent(r.Context(), sh.OrgID, sh.CreatorID)
+		a, err := h.Agents.GetAgent(r.Context(), sh.OrgID, sh.CreatorID)
 		if errors.Is(err, store.ErrNotFound) {
 			return auth.Principal{}, gone
 		}
@@ -166,7 +166,7 @@ func (h *Handlers) shareCreator(r *http.Request, sh store.Share, now time.Time) 
 		}
 		return auth.Principal{Type: auth.PrincipalAgent, ID: a.ID, OrgID: a.OrgID, Agent: claims}, nil
 	}
-	role, platformRole, err := h.Store.MemberRole(r.Context(), sh.OrgID, sh.CreatorID)
+	role, platformRole, err := h.Shares.MemberRole(r.Context(), sh.OrgID, sh.CreatorID)
 	if errors.Is(err, store.ErrNotFound) {
 		return auth.Principal{}, gone
 	}

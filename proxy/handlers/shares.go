@@ -120,7 +120,7 @@ func (h *Handlers) shareRecipient(r *http.Request, p auth.Principal, in *shareRe
 		// An agent shares back to the human who created it; a user to itself.
 		id := p.ID
 		if p.Type == auth.PrincipalAgent {
-			a, err := h.Store.GetAgent(r.Context(), p.OrgID, p.ID)
+			a, err := h.Agents.GetAgent(r.Context(), p.OrgID, p.ID)
 			if err != nil {
 				return err
 			}
@@ -146,10 +146,10 @@ func (h *Handlers) shareRecipient(r *http.Request, p auth.Principal, in *shareRe
 		}
 		rid := id.String()
 		if *in.RecipientType == "user" {
-			_, _, err = h.Store.MemberRole(r.Context(), p.OrgID, rid)
+			_, _, err = h.Shares.MemberRole(r.Context(), p.OrgID, rid)
 		} else {
 			var a store.Agent
-			if a, err = h.Store.GetAgent(r.Context(), p.OrgID, rid); err == nil && a.Status != store.AgentActive {
+			if a, err = h.Agents.GetAgent(r.Context(), p.OrgID, rid); err == nil && a.Status != store.AgentActive {
 				err = store.ErrNotFound
 			}
 		}
@@ -187,7 +187,7 @@ func (h *Handlers) CreateShare(w http.ResponseWriter, r *http.Request) error {
 	if p.Type == auth.PrincipalAgent && *in.RecipientType != "creator" {
 		return problem.New(http.StatusForbidden, problem.TypeForbidden, "agents may share only with recipient_type creator")
 	}
-	sec, err := h.Store.SecretByID(r.Context(), p.OrgID, secretID)
+	sec, err := h.Shares.SecretByID(r.Context(), p.OrgID, secretID)
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("secret")
 	}
@@ -211,7 +211,7 @@ func (h *Handlers) CreateShare(w http.ResponseWriter, r *http.Request) error {
 		sh.PassphraseHash = &hash
 	}
 	entry.SetResource("share/" + sh.ID)
-	out, err := h.Store.CreateShare(r.Context(), sh, entry.Prepare(http.StatusCreated))
+	out, err := h.Shares.CreateShare(r.Context(), sh, entry.Prepare(http.StatusCreated))
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("secret")
 	}
@@ -230,9 +230,9 @@ func (h *Handlers) listShares(w http.ResponseWriter, r *http.Request, inbound bo
 	p := principal(r)
 	var rows []store.Share
 	if inbound {
-		rows, err = h.Store.ListInboundShares(r.Context(), p.Type, p.ID, limit)
+		rows, err = h.Shares.ListInboundShares(r.Context(), p.Type, p.ID, limit)
 	} else {
-		rows, err = h.Store.ListOutboundShares(r.Context(), p.OrgID, p.Type, p.ID, limit)
+		rows, err = h.Shares.ListOutboundShares(r.Context(), p.OrgID, p.Type, p.ID, limit)
 	}
 	if err != nil {
 		return err

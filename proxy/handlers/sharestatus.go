@@ -38,7 +38,7 @@ func (h *Handlers) isRecipient(r *http.Request) (func(store.Share) bool, error) 
 	p := principal(r)
 	var emailKey string
 	if p.Type == auth.PrincipalUser {
-		u, err := h.Store.UserByID(r.Context(), p.ID)
+		u, err := h.Accounts.UserByID(r.Context(), p.ID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
@@ -69,7 +69,7 @@ func (h *Handlers) setShareStatus(w http.ResponseWriter, r *http.Request, status
 	if status == store.ShareRevoked {
 		okStatus = http.StatusNoContent
 	}
-	out, err := h.Store.SetShareStatus(r.Context(), id, status, allowed, func(store.Share) *auditchain.Event {
+	out, err := h.Shares.SetShareStatus(r.Context(), id, status, allowed, func(store.Share) *auditchain.Event {
 		return entry.Prepare(okStatus)
 	})
 	switch {

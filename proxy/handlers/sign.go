@@ -10,9 +10,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
-	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/proxy/auditlog"
 )
 
@@ -182,7 +182,7 @@ func firstRaw(a, b json.RawMessage) json.RawMessage {
 
 // evmKey is the agent's active ethereum key, which signs on every EVM chain.
 func (h *Handlers) evmKey(r *http.Request, a store.Agent) (store.SigningKey, error) {
-	k, err := h.Store.ActiveSigningKey(r.Context(), a.OrgID, a.ID, "ethereum")
+	k, err := h.Keys.ActiveSigningKey(r.Context(), a.OrgID, a.ID, "ethereum")
 	if errors.Is(err, store.ErrNotFound) {
 		return store.SigningKey{}, errNoEthereumKey
 	}

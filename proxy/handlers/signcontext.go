@@ -55,7 +55,7 @@ func (h *Handlers) signingParty(r *http.Request) (store.SigningParty, error) {
 	if p.Type == auth.PrincipalAgent && p.ID != id {
 		return store.SigningParty{}, problem.NotFound("agent")
 	}
-	party, err := h.Store.SigningPartyOf(r.Context(), p.OrgID, id, "ethereum")
+	party, err := h.Keys.SigningPartyOf(r.Context(), p.OrgID, id, "ethereum")
 	if err != nil {
 		return store.SigningParty{}, agentNotFound(err)
 	}
@@ -143,7 +143,7 @@ func guardrailDetail(name, detail string) string {
 // within its daily limits, before it is signed.
 func (h *Handlers) reserveDay(ctx context.Context, a store.Agent, g policy.Guardrails, chain string, value *big.Int, now time.Time) (store.TxCounters, error) {
 	maxDay, maxDayChain, dailyValue := g.DailyLimits(chain, evmDecimals)
-	before, denied, err := h.Store.ReserveTx(ctx, a.OrgID, a.ID, chain, now, value,
+	before, denied, err := h.Txs.ReserveTx(ctx, a.OrgID, a.ID, chain, now, value,
 		store.TxLimits{MaxPerDay: maxDay, MaxPerDayChain: maxDayChain, DailyValue: dailyValue})
 	if err != nil {
 		return store.TxCounters{}, err

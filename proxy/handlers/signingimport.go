@@ -56,13 +56,13 @@ func (h *Handlers) ImportSigningKey(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	_, err = h.Store.ActiveSigningKey(r.Context(), a.OrgID, a.ID, chain)
+	_, err = h.Keys.ActiveSigningKey(r.Context(), a.OrgID, a.ID, chain)
 	rotate := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	if !rotate {
-		if err := h.checkResource(r, metering.ResourceWallets, h.Store.CountSigningKeys); err != nil {
+		if err := h.checkResource(r, metering.ResourceWallets, h.Keys.CountSigningKeys); err != nil {
 			return err
 		}
 	}

@@ -43,7 +43,7 @@ func (h *Handlers) agentOf(r *http.Request) (store.Agent, error) {
 	if p.Type == auth.PrincipalAgent && p.ID != id {
 		return store.Agent{}, problem.NotFound("agent")
 	}
-	a, err := h.Store.GetAgent(r.Context(), p.OrgID, id)
+	a, err := h.Agents.GetAgent(r.Context(), p.OrgID, id)
 	if err != nil {
 		return store.Agent{}, agentNotFound(err)
 	}
@@ -96,12 +96,12 @@ func (h *Handlers) CreateSigningKey(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	if _, err := h.Store.ActiveSigningKey(r.Context(), a.OrgID, a.ID, chain); err == nil {
+	if _, err := h.Keys.ActiveSigningKey(r.Context(), a.OrgID, a.ID, chain); err == nil {
 		return problem.New(http.StatusConflict, problem.TypeConflict, "the agent already has a "+chain+" key; rotate it instead")
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	if err := h.checkResource(r, metering.ResourceWallets, h.Store.CountSigningKeys); err != nil {
+	if err := h.checkResource(r, metering.ResourceWallets, h.Keys.CountSigningKeys); err != nil {
 		return err
 	}
 	k, err := h.makeSigningKey(r, a, chain, nil, false)
@@ -119,7 +119,7 @@ func (h *Handlers) makeSigningKey(r *http.Request, a store.Agent, chain string, 
 	if err != nil {
 		return store.SigningKey{}, err
 	}
-	v, err := h.Store.NextSigningKeyVersion(ctx, a.OrgID, a.ID, chain)
+	v, err := h.Keys.NextSigningKeyVersion(ctx, a.OrgID, a.ID, chain)
 	if err != nil {
 		return store.SigningKey{}, err
 	}
@@ -150,7 +150,7 @@ func (h *Handlers) makeSigningKey(r *http.Request, a store.Agent, chain string, 
 	if rotate || private != nil {
 		status = http.StatusOK
 	}
-	k, err := h.Store.AddSigningKey(ctx, store.SigningKey{OrgID: a.OrgID, AgentID: a.ID, Chain: chain, Version: v,
+	k, err := h.Keys.AddSigningKey(ctx, store.SigningKey{OrgID: a.OrgID, AgentID: a.ID, Chain: chain, Version: v,
 		Curve: resp.Curve, PublicKey: resp.PublicKey, Address: addr, Imported: private != nil}, rotate, entry.Prepare(status))
 	if err != nil {
 		return store.SigningKey{}, err
@@ -166,7 +166,7 @@ func (h *Handlers) ListSigningKeys(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("agent/" + a.ID + "/signing-keys")
-	keys, err := h.Store.ListSigningKeys(r.Context(), a.OrgID, a.ID)
+	keys, err := h.Keys.ListSigningKeys(r.Context(), a.OrgID, a.ID)
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (h *Handlers) activeKey(r *http.Request, a store.Agent) (store.SigningKey, 
 		return store.SigningKey{}, err
 	}
 	auditlog.FromContext(r.Context()).SetResource("agent/" + a.ID + "/signing-keys/" + chain)
-	k, err := h.Store.ActiveSigningKey(r.Context(), a.OrgID, a.ID, chain)
+	k, err := h.Keys.ActiveSigningKey(r.Context(), a.OrgID, a.ID, chain)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.SigningKey{}, problem.NotFound("signing key")
 	}
@@ -238,7 +238,7 @@ func (h *Handlers) DeleteSigningKey(w http.ResponseWriter, r *http.Request) erro
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("agent/" + a.ID + "/signing-keys/" + chain)
-	k, err := h.Store.DeleteSigningKey(r.Context(), a.OrgID, a.ID, chain, entry.Prepare(http.StatusOK))
+	k, err := h.Keys.DeleteSigningKey(r.Context(), a.OrgID, a.ID, chain, entry.Prepare(http.StatusOK))
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("signing key")
 	}

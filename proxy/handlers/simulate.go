@@ -111,7 +111,7 @@ func (h *Handlers) simulate(r *http.Request, a store.Agent, txs []apiTx) ([]map[
 	calls := make([]ethereum.CallMsg, 0, len(txs))
 	for _, t := range txs {
 		p, err := t.plan(uint64(chain.ChainID), func(token string) (int, bool) {
-			k, err := h.Store.KnownTokenOf(ctx, chain.ID, token)
+			k, err := h.Keys.KnownTokenOf(ctx, chain.ID, token)
 			return k.Decimals, err == nil
 		})
 		if err != nil {

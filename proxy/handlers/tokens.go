@@ -96,7 +96,7 @@ func (h *Handlers) Refresh(w http.ResponseWriter, r *http.Request) error {
 		revoked.Action = "auth.refresh.family_revoked"
 		return []*auditchain.Event{ev, &revoked}
 	}
-	err = h.Store.RotateRefreshToken(r.Context(), auth.HashOpaque(*in.RefreshToken), row, issue, onReuse)
+	err = h.Accounts.RotateRefreshToken(r.Context(), auth.HashOpaque(*in.RefreshToken), row, issue, onReuse)
 	switch {
 	case errors.Is(err, store.ErrReused):
 		entry.Persisted()

@@ -63,7 +63,7 @@ func (h *Handlers) listTokens(w http.ResponseWriter, r *http.Request, ref string
 		}
 		chain = c.ID
 	}
-	ks, err := h.Store.ListTokens(r.Context(), chain)
+	ks, err := h.Admin.ListTokens(r.Context(), chain)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (h *Handlers) AdminCreateToken(w http.ResponseWriter, r *http.Request) erro
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	c, err := h.Store.ResolveChain(r.Context(), in.Chain)
+	c, err := h.Admin.ResolveChain(r.Context(), in.Chain)
 	if errors.Is(err, store.ErrNotFound) || in.Chain == "" {
 		return badField("chain", "must name a registered chain")
 	}
@@ -118,7 +118,7 @@ func (h *Handlers) AdminCreateToken(w http.ResponseWriter, r *http.Request) erro
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("tokens/" + k.Chain + "/" + k.ContractAddress)
-	out, err := h.Store.CreateToken(r.Context(), k, entry.Prepare(http.StatusCreated))
+	out, err := h.Admin.CreateToken(r.Context(), k, entry.Prepare(http.StatusCreated))
 	if errors.Is(err, store.ErrConflict) {
 		return problem.New(http.StatusConflict, problem.TypeConflict, "the chain already has a token at this address")
 	}
@@ -141,7 +141,7 @@ func (h *Handlers) AdminDeleteToken(w http.ResponseWriter, r *http.Request) erro
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("tokens/" + c.ID + "/" + addr)
-	err = h.Store.DeleteToken(r.Context(), c.ID, addr, entry.Prepare(http.StatusNoContent))
+	err = h.Admin.DeleteToken(r.Context(), c.ID, addr, entry.Prepare(http.StatusNoContent))
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("token")
 	}

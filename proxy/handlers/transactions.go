@@ -15,9 +15,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
-	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/chainrpc"
 )
@@ -136,7 +136,7 @@ func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in
 	}
 	from := common.HexToAddress(key.Address)
 	p, err := in.plan(uint64(chain.ChainID), func(token string) (int, bool) {
-		k, err := h.Store.KnownTokenOf(ctx, chain.ID, token)
+		k, err := h.Keys.KnownTokenOf(ctx, chain.ID, token)
 		return k.Decimals, err == nil
 	})
 	if err != nil {
@@ -187,9 +187,9 @@ func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in
 		// request's may be what failed).
 		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = h.Store.ReleaseTx(bg, a.OrgID, a.ID, chain.ID, now, p.value)
+		_ = h.Txs.ReleaseTx(bg, a.OrgID, a.ID, chain.ID, now, p.value)
 		if reservedNonce {
-			_ = h.Store.ReleaseNonce(bg, a.OrgID, chain.ChainID, strings.ToLower(from.Hex()), *p.req.Nonce)
+			_ = h.Txs.ReleaseNonce(bg, a.OrgID, chain.ChainID, strings.ToLower(from.Hex()), *p.req.Nonce)
 		}
 	}()
 	if p.req.Nonce == nil {
@@ -197,7 +197,7 @@ func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in
 		if err != nil {
 			return txResult{}, rpcProblem(err)
 		}
-		n, err := h.Store.ReserveNonce(ctx, a.OrgID, chain.ChainID, strings.ToLower(from.Hex()), pending)
+		n, err := h.Txs.ReserveNonce(ctx, a.OrgID, chain.ChainID, strings.ToLower(from.Hex()), pending)
 		if err != nil {
 			return txResult{}, err
 		}
@@ -209,7 +209,7 @@ func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in
 	}
 	tokenKnown := false
 	if call := evm.DecodeCall(p.data); call.TokenAmount != nil && p.hasTo {
-		_, kerr := h.Store.KnownTokenOf(ctx, chain.ID, strings.ToLower(p.to.Hex()))
+		_, kerr := h.Keys.KnownTokenOf(ctx, chain.ID, strings.ToLower(p.to.Hex()))
 		tokenKnown = kerr == nil
 		if p.token == "" {
 			p.token, p.tokenAmount = strings.ToLower(p.to.Hex()), call.TokenAmount
@@ -242,13 +242,13 @@ func (h *Handlers) signTransaction(r *http.Request, party store.SigningParty, in
 		// its spend are given back (by the deferred release) and it is
 		// marked failed.
 		err = serr
-		_, _ = h.Store.SetAgentTxStatus(context.WithoutCancel(ctx), a.OrgID, rec.ID, store.TxFailed, "broadcast rejected", "", nil)
+		_, _ = h.Txs.SetAgentTxStatus(context.WithoutCancel(ctx), a.OrgID, rec.ID, store.TxFailed, "broadcast rejected", "", nil)
 		return txResult{}, problem.New(http.StatusBadGateway, problem.TypeBroadcastRejected,
 			"the node rejected the transaction ("+rec.ID+"); nothing was sent")
 	}
 	keep = true // on the chain now: its nonce and spend are used
 	data := txEventData(rec)
-	rec, err = h.Store.SetAgentTxStatus(ctx, a.OrgID, rec.ID, store.TxBroadcast, "", "agent.transaction.broadcast", data)
+	rec, err = h.Txs.SetAgentTxStatus(ctx, a.OrgID, rec.ID, store.TxBroadcast, "", "agent.transaction.broadcast", data)
 	if err != nil {
 		return txResult{}, err
 	}
@@ -305,7 +305,7 @@ func (h *Handlers) recordTx(r *http.Request, a store.Agent, key store.SigningKey
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("agent/" + a.ID + "/transactions/" + t.ID)
-	rec, err := h.Store.InsertAgentTx(r.Context(), t, entry.Prepare(http.StatusOK), "agent.transaction.signed", txEventData(t))
+	rec, err := h.Txs.InsertAgentTx(r.Context(), t, entry.Prepare(http.StatusOK), "agent.transaction.signed", txEventData(t))
 	if err != nil {
 		return store.AgentTx{}, err
 	}
@@ -367,7 +367,7 @@ func (h *Handlers) ListTransactions(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("agent/" + a.ID + "/transactions")
-	rows, err := h.Store.ListAgentTxs(r.Context(), a.OrgID, a.ID, cursor, limit+1)
+	rows, err := h.Txs.ListAgentTxs(r.Context(), a.OrgID, a.ID, cursor, limit+1)
 	if err != nil {
 		return err
 	}
@@ -391,7 +391,7 @@ func (h *Handlers) GetTransaction(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("agent/" + a.ID + "/transactions/" + id)
-	t, err := h.Store.GetAgentTx(r.Context(), a.OrgID, a.ID, id)
+	t, err := h.Txs.GetAgentTx(r.Context(), a.OrgID, a.ID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("transaction")
 	}

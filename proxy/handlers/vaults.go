@@ -74,7 +74,7 @@ func (h *Handlers) CreateVault(w http.ResponseWriter, r *http.Request) error {
 	id := uuid.Must(uuid.NewV7()).String()
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("vault/" + id)
-	v, err := h.Store.CreateVault(r.Context(), store.Vault{OrgID: p.OrgID, ID: id, Name: name, Description: in.Description, CreatedBy: p.ID},
+	v, err := h.Vaults.CreateVault(r.Context(), store.Vault{OrgID: p.OrgID, ID: id, Name: name, Description: in.Description, CreatedBy: p.ID},
 		func(ctx context.Context) (uint32, error) { return h.Enclave.CreateKEK(ctx, p.OrgID, id) },
 		entry.Prepare(http.StatusCreated))
 	if errors.Is(err, store.ErrConflict) {
@@ -102,10 +102,10 @@ func (h *Handlers) ListVaults(w http.ResponseWriter, r *http.Request) error {
 	auditlog.FromContext(r.Context()).SetResource("vaults")
 	var vs []store.Vault
 	if bypasses(p) {
-		vs, err = h.Store.ListVaults(r.Context(), p.OrgID, cursor, limit+1)
+		vs, err = h.Vaults.ListVaults(r.Context(), p.OrgID, cursor, limit+1)
 	} else {
 		// Members and agents see the vaults where they hold an allow policy.
-		vs, err = h.Store.ListVaultsFor(r.Context(), p.OrgID, p.Type, p.ID, cursor, limit+1)
+		vs, err = h.Policies.ListVaultsFor(r.Context(), p.OrgID, p.Type, p.ID, cursor, limit+1)
 	}
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func (h *Handlers) GetVault(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("vault/" + id)
-	v, err := h.Store.GetVault(r.Context(), principal(r).OrgID, id)
+	v, err := h.Vaults.GetVault(r.Context(), principal(r).OrgID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("vault")
 	}
@@ -146,7 +146,7 @@ func (h *Handlers) DeleteVault(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("vault/" + id)
-	err = h.Store.DeleteVault(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
+	err = h.Vaults.DeleteVault(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("vault")
 	}

@@ -150,7 +150,7 @@ func (h *Handlers) CreateWebhook(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("webhook/" + hook.ID)
-	out, err := h.Store.CreateWebhook(r.Context(), hook, entry.Prepare(http.StatusCreated))
+	out, err := h.Hooks.CreateWebhook(r.Context(), hook, entry.Prepare(http.StatusCreated))
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (h *Handlers) ListWebhooks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rows, err := h.Store.ListWebhooks(r.Context(), principal(r).OrgID, cursor, limit+1)
+	rows, err := h.Hooks.ListWebhooks(r.Context(), principal(r).OrgID, cursor, limit+1)
 	if err != nil {
 		return err
 	}
@@ -181,14 +181,14 @@ func (h *Handlers) GetWebhook(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principal(r)
 	auditlog.FromContext(r.Context()).SetResource("webhook/" + id)
-	hook, err := h.Store.GetWebhook(r.Context(), p.OrgID, id)
+	hook, err := h.Hooks.GetWebhook(r.Context(), p.OrgID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("webhook")
 	}
 	if err != nil {
 		return err
 	}
-	ds, err := h.Store.RecentDeliveries(r.Context(), p.OrgID, id, recentDeliveries)
+	ds, err := h.Hooks.RecentDeliveries(r.Context(), p.OrgID, id, recentDeliveries)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (h *Handlers) UpdateWebhook(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("webhook/" + id)
-	out, err := h.Store.UpdateWebhook(r.Context(), principal(r).OrgID, id, func(hook *store.Webhook) error {
+	out, err := h.Hooks.UpdateWebhook(r.Context(), principal(r).OrgID, id, func(hook *store.Webhook) error {
 		if in.URL != nil {
 			hook.URL = *in.URL
 		}
@@ -263,7 +263,7 @@ func (h *Handlers) DeleteWebhook(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("webhook/" + id)
-	err = h.Store.DeleteWebhook(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
+	err = h.Hooks.DeleteWebhook(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.NotFound("webhook")
 	}
