@@ -38,6 +38,13 @@ type Event struct {
 	ChainSeq int64
 	PrevID   int64
 	Hash     []byte
+
+	// OnStored, when set, is called once the transaction that inserted
+	// the event has committed (internal/store calls it; it is never
+	// stored). The proxy's request entry sets it, so a write that records
+	// its event in its own transaction needs no second step to keep the
+	// audit middleware from recording it again.
+	OnStored func()
 }
 
 // OutcomeFor maps an HTTP status to an outcome.

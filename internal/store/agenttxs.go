@@ -90,9 +90,7 @@ func (s *Store) InsertAgentTx(ctx context.Context, t AgentTx, ev *auditchain.Eve
 			}
 			b.Queue(emitEventSQL, args...)
 		}
-		if ev != nil {
-			b.Queue(insertEventSQL, eventArgs(ev)...)
-		}
+		queueEvent(tx, b, ev)
 		br := tx.SendBatch(ctx, b)
 		var err error
 		if out, err = scanAgentTx(br.QueryRow()); err != nil {

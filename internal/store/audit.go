@@ -26,12 +26,16 @@ func insertEvent(ctx context.Context, tx pgx.Tx, ev *auditchain.Event) error {
 	if _, err := tx.Exec(ctx, insertEventSQL, eventArgs(ev)...); err != nil {
 		return fmt.Errorf("recording audit event: %w", err)
 	}
+	noteEvent(tx, ev)
 	return nil
 }
 
-func queueEvent(b *pgx.Batch, ev *auditchain.Event) {
+// queueEvent queues the insert of ev into b, which tx will send; a nil ev
+// records nothing.
+func queueEvent(tx pgx.Tx, b *pgx.Batch, ev *auditchain.Event) {
 	if ev != nil {
 		b.Queue(insertEventSQL, eventArgs(ev)...)
+		noteEvent(tx, ev)
 	}
 }
 

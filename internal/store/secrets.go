@@ -171,7 +171,7 @@ func (s *Store) putLocked(ctx context.Context, in Secret, seal SealFunc, ev func
 			return err
 		})
 		if ev != nil {
-			queueEvent(b, ev(created))
+			queueEvent(tx, b, ev(created))
 		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("writing secret version: %w", err)

@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/opencustody/ocv/internal/auditchain"
 )
 
 // Store is the PostgreSQL system of record. It is safe for concurrent use.
@@ -49,20 +51,43 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // Close closes every connection.
 func (s *Store) Close() { s.pool.Close() }
 
-// inTx runs fn in a transaction and commits it when fn returns nil.
+// inTx runs fn in a transaction and commits it when fn returns nil. The
+// audit events fn inserted (insertEvent, queueEvent) are told they are
+// stored once the commit succeeded, and only then.
 func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("beginning transaction: %w", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
-	if err := fn(tx); err != nil {
+	atx := &auditedTx{Tx: tx}
+	if err := fn(atx); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("committing: %w", err)
 	}
+	for _, ev := range atx.events {
+		if ev.OnStored != nil {
+			ev.OnStored()
+		}
+	}
 	return nil
+}
+
+// auditedTx is a transaction that remembers the audit events inserted in
+// it.
+type auditedTx struct {
+	pgx.Tx
+	events []*auditchain.Event
+}
+
+// noteEvent remembers that tx inserts ev; it is a no-op for a transaction
+// that inTx did not begin.
+func noteEvent(tx pgx.Tx, ev *auditchain.Event) {
+	if a, ok := tx.(*auditedTx); ok {
+		a.events = append(a.events, ev)
+	}
 }
 
 // pgCode returns the SQLSTATE of a PostgreSQL error, or "".

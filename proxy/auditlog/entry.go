@@ -2,6 +2,7 @@ package auditlog
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/opencustody/ocv/internal/auditchain"
 )
@@ -13,7 +14,7 @@ import (
 // it before the response leaves.
 type Entry struct {
 	Event     auditchain.Event
-	persisted bool
+	persisted atomic.Bool
 }
 
 type entryKey struct{}
@@ -42,16 +43,19 @@ func (e *Entry) SetOrg(orgID, actorType, actorID string) {
 }
 
 // Prepare returns the event as it will be when the request succeeds with
-// status, for a handler to insert in its own transaction.
+// status, for a handler to pass to the store's write. Once the write's
+// transaction commits, the store marks the entry persisted, so the
+// middleware does not store it again.
 func (e *Entry) Prepare(status int) *auditchain.Event {
 	ev := e.Event
 	ev.Status, ev.Outcome = status, auditchain.OutcomeFor(status)
+	ev.OnStored = e.markPersisted
 	return &ev
 }
 
-// Persisted tells the middleware that the handler's transaction stored the
-// event, so it must not be stored again.
-func (e *Entry) Persisted() { e.persisted = true }
+// markPersisted records that a write's transaction stored the event. Store
+// writes may run on other goroutines than the request's, hence the atomic.
+func (e *Entry) markPersisted() { e.persisted.Store(true) }
 
-// IsPersisted reports whether a handler stored the event.
-func (e *Entry) IsPersisted() bool { return e.persisted }
+// IsPersisted reports whether a write stored the event.
+func (e *Entry) IsPersisted() bool { return e.persisted.Load() }

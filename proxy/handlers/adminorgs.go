@@ -131,7 +131,6 @@ func (h *Handlers) AdminDeleteUser(w http.ResponseWriter, r *http.Request) error
 	case err != nil:
 		return err
 	}
-	entry.Persisted()
 	if h.Verifier != nil && h.Verifier.APIKeys != nil {
 		for _, id := range out.APIKeyIDs {
 			h.Verifier.APIKeys.Forget(id)

@@ -218,6 +218,5 @@ func (h *Handlers) putSetting(w http.ResponseWriter, r *http.Request, key string
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	return writeJSON(w, http.StatusOK, view(st))
 }

@@ -124,7 +124,6 @@ func (h *Handlers) CreateAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	h.resealAfterChange(r, a.OrgID, a.ID)
 	out := agentView(a)
 	out["agent_id"], out["api_key"] = a.ID, key
@@ -272,7 +271,6 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return agentNotFound(err)
 	}
-	entry.Persisted()
 	h.agentRevoked(a)
 	h.resealAfterChange(r, a.OrgID, a.ID)
 	v, err := h.withUsage(r.Context(), a)
@@ -311,7 +309,6 @@ func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return agentNotFound(err)
 	}
-	entry.Persisted()
 	h.agentRevoked(a)
 	h.resealAfterChange(r, a.OrgID, a.ID)
 	out := agentView(a)
@@ -332,7 +329,6 @@ func (h *Handlers) DeleteAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return agentNotFound(err)
 	}
-	entry.Persisted()
 	h.agentRevoked(a)
 	for _, ch := range changes {
 		h.sealPolicySet(r, ch)

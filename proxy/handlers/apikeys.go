@@ -78,7 +78,6 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	info := toAPIKey(k)
 	return writeJSON(w, http.StatusCreated, apiKeyCreated{ID: info.ID, Name: info.Name, Key: key, Prefix: info.Prefix,
 		LastFour: info.LastFour, ExpiresAt: info.ExpiresAt, CreatedAt: info.CreatedAt})
@@ -121,7 +120,6 @@ func (h *Handlers) DeleteAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	if h.Verifier != nil && h.Verifier.APIKeys != nil {
 		h.Verifier.APIKeys.Forget(id)
 	}

@@ -220,7 +220,6 @@ func (h *Handlers) AdminPutChain(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	h.forgetChains()
 	status = http.StatusOK
 	if created {

@@ -94,7 +94,6 @@ func (h *Handlers) passwordFailed(w http.ResponseWriter, r *http.Request, userID
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	if !until.IsZero() {
 		return accountLocked(w, until)
 	}

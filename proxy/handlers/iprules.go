@@ -135,7 +135,6 @@ func (h *Handlers) CreateIPRule(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	}
-	entry.Persisted()
 	h.ipRulesChanged(p.OrgID)
 	return writeJSON(w, http.StatusCreated, toIPRule(out))
 }
@@ -159,7 +158,6 @@ func (h *Handlers) DeleteIPRule(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	h.ipRulesChanged(orgID)
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -62,7 +62,6 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return memberWriteError(err, "the organization's last owner cannot be demoted; make another member owner first")
 	}
-	entry.Persisted()
 	return writeJSON(w, http.StatusOK, toMember(m))
 }
 
@@ -89,7 +88,6 @@ func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return memberWriteError(err, "the organization's last owner cannot be removed; make another member owner first")
 	}
-	entry.Persisted()
 	if h.Verifier != nil && h.Verifier.APIKeys != nil {
 		for _, id := range out.APIKeyIDs {
 			h.Verifier.APIKeys.Forget(id)

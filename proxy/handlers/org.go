@@ -102,7 +102,6 @@ func (h *Handlers) InviteMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	notified := false
 	if h.Mailer != nil {
 		notified = h.Mailer.SendInvite(r.Context(), mail.Invite{ID: inv.ID, OrgID: inv.OrgID, Email: inv.Email, Role: inv.Role,

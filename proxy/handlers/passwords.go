@@ -62,7 +62,6 @@ func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error 
 	if err := h.Accounts.ChangePassword(r.Context(), u.ID, hash, entry.Prepare(http.StatusOK)); err != nil {
 		return err
 	}
-	entry.Persisted()
 	return writeJSON(w, http.StatusOK, messageResponse{Message: "password changed; every refresh token of the account was revoked"})
 }
 
@@ -105,6 +104,5 @@ func (h *Handlers) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	return writeJSON(w, http.StatusOK, messageResponse{Message: "password set"})
 }

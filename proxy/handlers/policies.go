@@ -251,7 +251,6 @@ func (h *Handlers) writePolicy(w http.ResponseWriter, r *http.Request, update bo
 	if err != nil {
 		return policyWriteError(err)
 	}
-	entry.Persisted()
 	h.policiesChanged(r, ch)
 	return writeJSON(w, status, toPolicy(out))
 }
@@ -305,7 +304,6 @@ func (h *Handlers) DeletePolicy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return policyWriteError(err)
 	}
-	entry.Persisted()
 	h.policiesChanged(r, ch)
 	w.WriteHeader(http.StatusNoContent)
 	return nil

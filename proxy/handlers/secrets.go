@@ -154,7 +154,6 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
@@ -259,7 +258,6 @@ func (h *Handlers) DeleteSecret(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

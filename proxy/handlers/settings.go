@@ -49,6 +49,5 @@ func (h *Handlers) UpdateSettings(w http.ResponseWriter, r *http.Request) error 
 	if err := h.Accounts.SaveSettings(r.Context(), p.ID, s, entry.Prepare(http.StatusOK)); err != nil {
 		return err
 	}
-	entry.Persisted()
 	return writeJSON(w, http.StatusOK, settingsResponse{RequirePasskeyForVaults: s.RequirePasskeyForVaults})
 }

@@ -218,7 +218,6 @@ func (h *Handlers) CreateShare(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	return writeJSON(w, http.StatusCreated, toShare(out))
 }
 

@@ -80,7 +80,6 @@ func (h *Handlers) setShareStatus(w http.ResponseWriter, r *http.Request, status
 	case err != nil:
 		return err
 	}
-	entry.Persisted()
 	if okStatus == http.StatusNoContent {
 		w.WriteHeader(http.StatusNoContent)
 		return nil

@@ -155,7 +155,6 @@ func (h *Handlers) makeSigningKey(r *http.Request, a store.Agent, chain string, 
 	if err != nil {
 		return store.SigningKey{}, err
 	}
-	entry.Persisted()
 	return k, nil
 }
 
@@ -245,6 +244,5 @@ func (h *Handlers) DeleteSigningKey(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	return writeJSON(w, http.StatusOK, signingKeyView(k))
 }

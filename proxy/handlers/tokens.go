@@ -99,14 +99,12 @@ func (h *Handlers) Refresh(w http.ResponseWriter, r *http.Request) error {
 	err = h.Accounts.RotateRefreshToken(r.Context(), auth.HashOpaque(*in.RefreshToken), row, issue, onReuse)
 	switch {
 	case errors.Is(err, store.ErrReused):
-		entry.Persisted()
 		return errBadRefresh
 	case errors.Is(err, store.ErrNotFound):
 		return errBadRefresh
 	case err != nil:
 		return err
 	}
-	entry.Persisted()
 	return writeJSON(w, http.StatusOK, tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds()),
 		RefreshToken: next})
 }

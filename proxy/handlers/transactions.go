@@ -309,7 +309,6 @@ func (h *Handlers) recordTx(r *http.Request, a store.Agent, key store.SigningKey
 	if err != nil {
 		return store.AgentTx{}, err
 	}
-	entry.Persisted()
 	return rec, nil
 }
 

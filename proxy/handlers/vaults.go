@@ -83,7 +83,6 @@ func (h *Handlers) CreateVault(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	return writeJSON(w, http.StatusCreated, toVault(v))
 }
 
@@ -153,7 +152,6 @@ func (h *Handlers) DeleteVault(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

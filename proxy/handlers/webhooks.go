@@ -154,7 +154,6 @@ func (h *Handlers) CreateWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	resp := toWebhook(out)
 	resp.Secret = secret
 	return writeJSON(w, http.StatusCreated, resp)
@@ -251,7 +250,6 @@ func (h *Handlers) UpdateWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	return writeJSON(w, http.StatusOK, toWebhook(out))
 }
 
@@ -270,7 +268,6 @@ func (h *Handlers) DeleteWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entry.Persisted()
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
