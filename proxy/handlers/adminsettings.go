@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/metering"
@@ -135,7 +136,7 @@ func (h *Handlers) AdminListSettings(w http.ResponseWriter, r *http.Request) err
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := List[adminSetting]{Items: []adminSetting{}}
+	out := api.List[adminSetting]{Items: []adminSetting{}}
 	for _, k := range keys {
 		if st, ok := byKey[k]; ok {
 			out.Items = append(out.Items, toAdminSetting(st))

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -164,7 +165,7 @@ func (h *Handlers) ListChains(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	admin := isPlatformAdmin(r)
-	out := List[chainResponse]{Items: make([]chainResponse, 0, len(cs))}
+	out := api.List[chainResponse]{Items: make([]chainResponse, 0, len(cs))}
 	for _, c := range cs {
 		out.Items = append(out.Items, toChain(c, admin))
 	}

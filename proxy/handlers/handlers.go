@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
@@ -127,16 +128,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return err
 }
 
-// List is the shape of every list response.
-type List[T any] struct {
-	Items      []T     `json:"items"`
-	NextCursor *string `json:"next_cursor"`
-}
-
 // listPage turns up to limit+1 rows into a list: the extra row only says that
 // there is a next page, whose cursor is the last row shown.
-func listPage[S, T any](rows []S, limit int, conv func(S) T, cursor func(S) string) List[T] {
-	out := List[T]{Items: make([]T, 0, min(len(rows), limit))}
+func listPage[S, T any](rows []S, limit int, conv func(S) T, cursor func(S) string) api.List[T] {
+	out := api.List[T]{Items: make([]T, 0, min(len(rows), limit))}
 	for i, r := range rows {
 		if i == limit {
 			out.NextCursor = encodeCursor(cursor(rows[i-1]))

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
@@ -169,7 +170,7 @@ func (h *Handlers) ListSigningKeys(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out := List[map[string]any]{Items: make([]map[string]any, 0, len(keys))}
+	out := api.List[map[string]any]{Items: make([]map[string]any, 0, len(keys))}
 	for _, k := range keys {
 		out.Items = append(out.Items, signingKeyView(k))
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -67,7 +68,7 @@ func (h *Handlers) listTokens(w http.ResponseWriter, r *http.Request, ref string
 	if err != nil {
 		return err
 	}
-	out := List[knownToken]{Items: make([]knownToken, 0, len(ks))}
+	out := api.List[knownToken]{Items: make([]knownToken, 0, len(ks))}
 	for _, k := range ks {
 		out.Items = append(out.Items, toKnownToken(k))
 	}
