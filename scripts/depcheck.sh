@@ -14,6 +14,18 @@
 #  4. Only cmd/ and choosers know concrete types: keyvault/memstore is imported by tests
 #     (and keyvault/...) only, and no non-test file declares func init(). test/evmnet and
 #     go-ethereum's simulated backend are reached from _test.go files only.
+#  5. The proxy side is one stack and no package imports one above it (docs/architecture.md):
+#       6 cmd/ocv-proxy          wiring
+#       5 proxy                  server, middleware, routes
+#       4 proxy/handlers         decode, call a service or a store, encode
+#       3 proxy/intents          services
+#       2 proxy/<concern>        auth, metering, webhooks, chainrpc, httperr, ...
+#       1 internal/store         PostgreSQL repositories
+#       0 contracts              api, enclave/wire, policy, chain, internal/auditchain, internal/obs
+#     api/problem imports only the standard library; api imports nothing of OCV but api/...;
+#     the clients of the API (internal/cli, internal/mcpserver) import nothing under proxy/.
+#  6. Small parts: no non-test file in proxy/handlers over 200 lines (handlers decode, call
+#     and encode), and no interface over 20 methods anywhere (give each consumer the few it uses).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CGO_ENABLED=${CGO_ENABLED:-1}
@@ -29,6 +41,19 @@ violation() {
 
 # under P PREFIX: P is PREFIX or inside it.
 under() { [[ $1 == "$2" || $1 == "$2"/* ]]; }
+
+# layer P: the rung of P on the proxy side's stack (rule 5), or nothing.
+layer() {
+	case $1 in
+	cmd/ocv-proxy) echo 6 ;;
+	proxy) echo 5 ;;
+	proxy/handlers | proxy/handlers/*) echo 4 ;;
+	proxy/intents | proxy/intents/*) echo 3 ;;
+	proxy/*) echo 2 ;;
+	internal/store | internal/store/*) echo 1 ;;
+	api | api/* | enclave/wire | enclave/wire/* | policy | policy/* | chain/* | internal/auditchain | internal/obs) echo 0 ;;
+	esac
+}
 
 is_std() {
 	local first=${1%%/*}
@@ -114,12 +139,50 @@ while IFS='|' read -r pkg dir imports deps files; do
 			fi
 		done
 	fi
+	# Rule 5.
+	lp=$(layer "$p")
+	for i in "${imps[@]}"; do
+		[[ $i == "$mod"/* ]] || continue
+		r=${i#"$mod"/}
+		lr=$(layer "$r")
+		if [[ -n $lp && -n $lr ]] && ((lr > lp)); then
+			violation "$p" "imports $r (layer $lr is above layer $lp: no arrow runs back up)"
+		fi
+		if under "$p" api && ! under "$r" api; then
+			violation "$p" "imports $r (api is the contract: it imports nothing of OCV but api/...)"
+		fi
+		if { under "$p" internal/cli || under "$p" internal/mcpserver; } && under "$r" proxy; then
+			violation "$p" "imports $r (a client of the API imports nothing of the proxy)"
+		fi
+	done
+	if [[ $p == api/problem ]]; then
+		for i in "${imps[@]}"; do
+			is_std "$i" || violation "$p" "imports $i (problem is a leaf: the standard library only)"
+		done
+	fi
+
 	for f in $files; do
 		if grep -Eq '^func init\(\)' "$dir/$f"; then
 			violation "$p" "$f declares func init() (no init registration: use an explicit chooser)"
 		fi
 	done
 done <<<"$listing"
+
+# Rule 6.
+for f in proxy/handlers/*.go; do
+	[[ $f == *_test.go ]] && continue
+	n=$(wc -l <"$f")
+	if ((n > 200)); then
+		violation "$f" "$n lines (a handler file stays under 200: move the logic to a service)"
+	fi
+done
+while IFS=: read -r f name n; do
+	violation "$f" "interface $name has $n methods (at most 20)"
+done < <(git ls-files '*.go' ':!:*_test.go' | xargs awk '
+	/^type [A-Za-z0-9_]+ interface \{$/ { name = $2; n = 0; next }
+	name != "" && /^\}/ { if (n > 20) print FILENAME ":" name ":" n; name = ""; next }
+	name != "" && /^\t[A-Z][A-Za-z0-9_]*\(/ { n++ }
+')
 
 if ((violations > 0)); then
 	echo "depcheck: $violations violation(s) of DESIGN.md section 5" >&2
