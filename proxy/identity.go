@@ -12,10 +12,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/handlers"
 )
 
 // apiKeyCacheTTL bounds how long a replica trusts a resolved API key
@@ -48,8 +48,8 @@ func (c *Config) validateIdentity() []error {
 	return errs
 }
 
-// identity is the account configuration the handlers apply.
-func (c *Config) identity() handlers.IdentityConfig {
+// IdentityConfig is the account configuration the handlers apply.
+func (c *Config) IdentityConfig() handlers.IdentityConfig {
 	return handlers.IdentityConfig{RefreshTTL: c.RefreshTTL, LockoutDuration: c.LockoutDuration}
 }
 
@@ -71,27 +71,22 @@ func (a apiKeyResolver) ResolveAPIKey(ctx context.Context, hash []byte) (auth.AP
 	return k, nil
 }
 
-// startIdentity makes the first platform administrator, lets verifier
-// accept personal API keys, and keeps their deletions current from every
-// replica until bg ends.
-func startIdentity(ctx, bg context.Context, cfg Config, db *store.Store, verifier *auth.Verifier, log *slog.Logger) error {
-	if err := bootstrapAdmin(ctx, cfg, db, log); err != nil {
-		return err
-	}
-	keys := auth.NewAPIKeyVerifier(apiKeyResolver{db}, apiKeyCacheTTL)
-	verifier.APIKeys = keys
-	go keepAPIKeyRevocations(bg, db, keys, log)
-	return nil
+// NewAPIKeyVerifier lets a verifier accept personal API keys, resolved
+// from db and cached for apiKeyCacheTTL; KeepAPIKeyRevocations keeps the
+// cache current.
+func NewAPIKeyVerifier(db *store.Store) *auth.APIKeyVerifier {
+	return auth.NewAPIKeyVerifier(apiKeyResolver{db}, apiKeyCacheTTL)
 }
 
-// keepAPIKeyRevocations drops deleted keys from the cache as any replica
-// announces them. Whenever the listener (re)connects the whole cache is
-// dropped, since notifications may have been missed meanwhile.
-func keepAPIKeyRevocations(ctx context.Context, db *store.Store, keys *auth.APIKeyVerifier, log *slog.Logger) {
+// KeepAPIKeyRevocations drops deleted keys from the cache as any replica
+// announces them, until ctx ends. Whenever the listener (re)connects the
+// whole cache is dropped, since notifications may have been missed
+// meanwhile. It returns nil.
+func KeepAPIKeyRevocations(ctx context.Context, db *store.Store, keys *auth.APIKeyVerifier, log *slog.Logger) error {
 	for ctx.Err() == nil {
 		err := db.Listen(ctx, store.APIKeyRevocationChannel, keys.Flush, keys.Forget)
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
 		log.Warn("api key revocation listener stopped; reconnecting", "err", err)
 		keys.Flush()
@@ -100,12 +95,13 @@ func keepAPIKeyRevocations(ctx context.Context, db *store.Store, keys *auth.APIK
 		case <-time.After(time.Second):
 		}
 	}
+	return nil
 }
 
-// bootstrapAdmin makes cfg.BootstrapAdminEmail a super_admin, creating the
+// BootstrapAdmin makes cfg.BootstrapAdminEmail a super_admin, creating the
 // user (with an organization it owns) when missing. It is idempotent and
 // safe when replicas start together. The password never reaches a log.
-func bootstrapAdmin(ctx context.Context, cfg Config, db *store.Store, log *slog.Logger) error {
+func BootstrapAdmin(ctx context.Context, cfg Config, db *store.Store, log *slog.Logger) error {
 	email := strings.TrimSpace(cfg.BootstrapAdminEmail)
 	if email == "" {
 		return nil

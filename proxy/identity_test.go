@@ -58,7 +58,7 @@ func TestIdentityEnvAndMasking(t *testing.T) {
 	require.Equal(t, 2*time.Minute, c.LockoutDuration)
 	require.Equal(t, "root@example.com", c.BootstrapAdminEmail)
 	require.Equal(t, "canary-password-9", c.BootstrapAdminPassword)
-	require.Equal(t, c.RefreshTTL, c.identity().RefreshTTL)
+	require.Equal(t, c.RefreshTTL, c.IdentityConfig().RefreshTTL)
 	out := c.Masked()
 	require.NotContains(t, out, "canary")
 	require.Contains(t, out, "root@example.com")

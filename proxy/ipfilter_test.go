@@ -69,7 +69,7 @@ func (f *fakeRules) OrgIPRules(_ context.Context, orgID string) ([]store.IPRule,
 
 func TestIPRuleCache(t *testing.T) {
 	src := &fakeRules{rules: map[string][]store.IPRule{"o1": {rule("block", "10.0.0.0/8")}}}
-	c := newIPRuleCache(src, time.Hour)
+	c := NewIPRuleCache(src, time.Hour)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		set, err := c.rules(ctx, "o1")
@@ -94,7 +94,7 @@ func TestIPRuleCache(t *testing.T) {
 
 func TestIPFilterMiddleware(t *testing.T) {
 	src := &fakeRules{rules: map[string][]store.IPRule{"o1": {rule("allow", "127.0.0.0/8")}, "o2": {rule("block", "127.0.0.1/32")}}}
-	s := &Server{log: slog.New(slog.NewTextHandler(io.Discard, nil)), ipRules: newIPRuleCache(src, time.Hour)}
+	s := &Server{log: slog.New(slog.NewTextHandler(io.Discard, nil)), ipRules: NewIPRuleCache(src, time.Hour)}
 	h := s.ipFilter(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	tests := map[string]struct {
 		access Access

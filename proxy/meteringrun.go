@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/opencustody/ocv/internal/store"
@@ -16,28 +17,37 @@ import (
 // clock skew, minutes), so a day is far on the safe side.
 const nonceRetention = 24 * time.Hour
 
-// startMetering builds the meter over db and starts its background jobs on
-// bg: lease reconciliation, the daily purge of spent payment nonces and the
-// hourly purge of idempotency keys older than 48 hours.
-func startMetering(bg context.Context, cfg Config, db *store.Store, log *slog.Logger) (*metering.Meter, error) {
-	m, err := metering.New(cfg.meteringConfig(), db)
-	if err != nil {
-		return nil, err
-	}
-	mlog := log.With("component", "metering")
-	go m.Run(bg, func(err error) { mlog.Warn("reconciling leased usage", "err", err) })
-	go every(bg, 24*time.Hour, func() {
-		if _, err := db.PurgePaymentNonces(bg, time.Now().Add(-nonceRetention)); err != nil && bg.Err() == nil {
-			mlog.Warn("purging payment nonces", "err", err)
-		}
-	})
-	go idempotency.RunPurger(bg, db, time.Hour, log.With("component", "idempotency"))
-	return m, nil
+// NewMeter builds the meter of cfg over db; KeepMetering runs its
+// background jobs and its Close returns the leased usage.
+func NewMeter(cfg Config, db *store.Store) (*metering.Meter, error) {
+	return metering.New(cfg.meteringConfig(), db)
 }
 
-// sweepLimiter drops idle rate limit buckets every minute.
-func sweepLimiter(ctx context.Context, l *ratelimit.Limiter) {
-	every(ctx, ratelimit.DefaultIdleTTL, l.Sweep)
+// KeepMetering runs the meter's background jobs until ctx ends: lease
+// reconciliation, the daily purge of spent payment nonces and the hourly
+// purge of idempotency keys older than 48 hours. Failures are logged and
+// retried; it returns nil once every job has returned.
+func KeepMetering(ctx context.Context, m *metering.Meter, db *store.Store, log *slog.Logger) error {
+	mlog := log.With("component", "metering")
+	var wg sync.WaitGroup
+	wg.Go(func() { m.Run(ctx, func(err error) { mlog.Warn("reconciling leased usage", "err", err) }) })
+	wg.Go(func() {
+		every(ctx, 24*time.Hour, func() {
+			if _, err := db.PurgePaymentNonces(ctx, time.Now().Add(-nonceRetention)); err != nil && ctx.Err() == nil {
+				mlog.Warn("purging payment nonces", "err", err)
+			}
+		})
+	})
+	wg.Go(func() { idempotency.RunPurger(ctx, db, time.Hour, log.With("component", "idempotency")) })
+	wg.Wait()
+	return nil
+}
+
+// SweepLimiter drops the server's idle rate limit buckets every minute
+// until ctx ends; it returns nil.
+func (s *Server) SweepLimiter(ctx context.Context) error {
+	every(ctx, ratelimit.DefaultIdleTTL, s.limiter.Sweep)
+	return nil
 }
 
 // every runs f at once and then every d until ctx ends.

@@ -13,11 +13,11 @@ import (
 	"github.com/opencustody/ocv/proxy/auth"
 )
 
-// ipRuleCacheTTL bounds how long a replica uses an organization's IP rules
+// IPRuleCacheTTL bounds how long a replica uses an organization's IP rules
 // without reading them again. Changes on this replica drop the entry at
 // once, other replicas' changes arrive through LISTEN/NOTIFY; the TTL
 // covers a lost notification.
-const ipRuleCacheTTL = 5 * time.Second
+const IPRuleCacheTTL = 5 * time.Second
 
 // ipRuleCacheCap bounds the organizations cached at once.
 const ipRuleCacheCap = 10_000
@@ -73,8 +73,8 @@ func (s ipRuleSet) allows(a netip.Addr) bool {
 	return false
 }
 
-// ipRuleCache holds each organization's rule set for ipRuleCacheTTL.
-type ipRuleCache struct {
+// IPRuleCache holds each organization's rule set for IPRuleCacheTTL.
+type IPRuleCache struct {
 	src   IPRuleSource
 	ttl   time.Duration
 	mu    sync.Mutex
@@ -87,13 +87,15 @@ type cachedRuleSet struct {
 	until time.Time
 }
 
-func newIPRuleCache(src IPRuleSource, ttl time.Duration) *ipRuleCache {
-	return &ipRuleCache{src: src, ttl: ttl, sets: map[string]cachedRuleSet{}}
+// NewIPRuleCache returns an empty cache over src whose entries last ttl
+// (IPRuleCacheTTL in production).
+func NewIPRuleCache(src IPRuleSource, ttl time.Duration) *IPRuleCache {
+	return &IPRuleCache{src: src, ttl: ttl, sets: map[string]cachedRuleSet{}}
 }
 
 // rules returns the organization's rule set, loading it when missing or
 // stale. A load that raced with an invalidation is used once, not cached.
-func (c *ipRuleCache) rules(ctx context.Context, orgID string) (ipRuleSet, error) {
+func (c *IPRuleCache) rules(ctx context.Context, orgID string) (ipRuleSet, error) {
 	now := time.Now()
 	c.mu.Lock()
 	e, ok := c.sets[orgID]
@@ -119,7 +121,7 @@ func (c *ipRuleCache) rules(ctx context.Context, orgID string) (ipRuleSet, error
 }
 
 // Invalidate drops the organization's cached rules.
-func (c *ipRuleCache) Invalidate(orgID string) {
+func (c *IPRuleCache) Invalidate(orgID string) {
 	c.mu.Lock()
 	delete(c.sets, orgID)
 	c.epoch++
@@ -127,7 +129,7 @@ func (c *ipRuleCache) Invalidate(orgID string) {
 }
 
 // Flush drops every cached rule set.
-func (c *ipRuleCache) Flush() {
+func (c *IPRuleCache) Flush() {
 	c.mu.Lock()
 	clear(c.sets)
 	c.epoch++

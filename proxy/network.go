@@ -50,10 +50,10 @@ func isLoopbackHost(host string) bool {
 	return err == nil && a.Unmap().IsLoopback()
 }
 
-// newMailer chooses the mail sender: SMTP when smtp_addr is set, else the
+// NewMailer chooses the mail sender: SMTP when smtp_addr is set, else the
 // file outbox under data_dir/mail in dev TLS mode, else log-only. The SMTP
 // password is read from its file here and never logged.
-func newMailer(cfg Config, log *slog.Logger) (mail.Sender, error) {
+func NewMailer(cfg Config, log *slog.Logger) (mail.Sender, error) {
 	switch {
 	case cfg.SMTPAddr != "":
 		var password string
@@ -88,14 +88,15 @@ func newMailer(cfg Config, log *slog.Logger) (mail.Sender, error) {
 	}
 }
 
-// keepIPRules drops cached IP rules as any replica announces a change;
-// whenever the listener (re)connects the whole cache is dropped, since
-// notifications may have been missed meanwhile.
-func keepIPRules(ctx context.Context, db *store.Store, cache *ipRuleCache, log *slog.Logger) {
+// KeepIPRules drops cached IP rules as any replica announces a change,
+// until ctx ends; whenever the listener (re)connects the whole cache is
+// dropped, since notifications may have been missed meanwhile. It returns
+// nil.
+func KeepIPRules(ctx context.Context, db *store.Store, cache *IPRuleCache, log *slog.Logger) error {
 	for ctx.Err() == nil {
 		err := db.Listen(ctx, store.IPRulesChannel, cache.Flush, cache.Invalidate)
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
 		log.Warn("ip rule listener stopped; reconnecting", "err", err)
 		cache.Flush()
@@ -104,4 +105,5 @@ func keepIPRules(ctx context.Context, db *store.Store, cache *ipRuleCache, log *
 		case <-time.After(time.Second):
 		}
 	}
+	return nil
 }

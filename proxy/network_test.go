@@ -41,19 +41,19 @@ func TestNewMailerChoice(t *testing.T) {
 	pw := filepath.Join(dir, "pw")
 	require.NoError(t, os.WriteFile(pw, []byte("secret\n"), 0o600))
 
-	m, err := newMailer(Config{SMTPAddr: "127.0.0.1:25", SMTPFrom: "ocv@example.com", SMTPUsername: "u", SMTPPasswordFile: pw}, log)
+	m, err := NewMailer(Config{SMTPAddr: "127.0.0.1:25", SMTPFrom: "ocv@example.com", SMTPUsername: "u", SMTPPasswordFile: pw}, log)
 	require.NoError(t, err)
 	require.IsType(t, &mail.SMTPSender{}, m)
 
-	m, err = newMailer(Config{TLSMode: "dev", DataDir: dir}, log)
+	m, err = NewMailer(Config{TLSMode: "dev", DataDir: dir}, log)
 	require.NoError(t, err)
 	require.IsType(t, &mail.FileOutbox{}, m)
 	require.Equal(t, filepath.Join(dir, "mail"), m.(*mail.FileOutbox).Dir())
 
-	m, err = newMailer(Config{TLSMode: "acme"}, log)
+	m, err = NewMailer(Config{TLSMode: "acme"}, log)
 	require.NoError(t, err)
 	require.IsType(t, &mail.LogSender{}, m)
 
-	_, err = newMailer(Config{SMTPAddr: "127.0.0.1:25", SMTPFrom: "ocv@example.com", SMTPPasswordFile: filepath.Join(dir, "missing")}, log)
+	_, err = NewMailer(Config{SMTPAddr: "127.0.0.1:25", SMTPFrom: "ocv@example.com", SMTPPasswordFile: filepath.Join(dir, "missing")}, log)
 	require.Error(t, err)
 }

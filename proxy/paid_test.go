@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/proxy/idempotency"
 	"github.com/opencustody/ocv/proxy/metering"
 	"github.com/opencustody/ocv/proxy/metering/x402"

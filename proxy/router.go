@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/proxy/handlers"
 )
 
 // Access says who may call a route.

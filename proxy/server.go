@@ -29,7 +29,7 @@ type Server struct {
 	verifier *auth.Verifier
 	metrics  *obs.Metrics
 	trusted  trustedProxies
-	ipRules  *ipRuleCache
+	ipRules  *IPRuleCache
 	limiter  *ratelimit.Limiter
 	meter    *metering.Meter
 	idem     idempotency.Store
@@ -44,9 +44,9 @@ type Limits struct {
 }
 
 // NewServer builds the handler over h's routes; ipRules is the IP filter's
-// cache of the organizations' rules (see newIPRuleCache).
+// cache of the organizations' rules (see NewIPRuleCache).
 func NewServer(cfg Config, log *slog.Logger, h *handlers.Handlers, audits Appender, verifier *auth.Verifier, m *obs.Metrics,
-	ipRules *ipRuleCache, lim Limits) *Server {
+	ipRules *IPRuleCache, lim Limits) *Server {
 	trusted, _ := parseTrustedProxies(cfg.TrustedProxies) // checked by Validate
 	s := &Server{cfg: cfg, log: log, router: newRouter(Routes(h)), audits: audits, verifier: verifier, metrics: m,
 		trusted: trusted, ipRules: ipRules, limiter: ratelimit.New(cfg.RateLimit.limiter()), meter: lim.Meter, idem: lim.Idempotency}

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -66,8 +65,8 @@ func (c *Config) validateWebhooks() []error {
 	return errs
 }
 
-// webhookOptions are the destination checks for handlers and the worker.
-func (c *Config) webhookOptions() webhooks.Options {
+// WebhookOptions are the destination checks for handlers and the worker.
+func (c *Config) WebhookOptions() webhooks.Options {
 	opts := webhooks.Options{AllowLoopback: c.WebhooksAllowLoopback}
 	if hosts, err := parseTestHosts(c.WebhooksTestHosts); err == nil && len(hosts) > 0 { // checked by validateWebhooks
 		opts.Resolver = hosts
@@ -75,20 +74,15 @@ func (c *Config) webhookOptions() webhooks.Options {
 	return opts
 }
 
-// startWebhooks runs the delivery worker over the PostgreSQL outbox until
-// ctx ends: it polls every 5 s (spec) and any number of replicas may run it.
-func startWebhooks(ctx context.Context, cfg Config, db *store.Store, log *slog.Logger) error {
+// NewWebhookWorker returns the delivery worker over the PostgreSQL outbox;
+// its Run polls every 5 s (spec) and any number of replicas may run it.
+func NewWebhookWorker(cfg Config, db *store.Store, log *slog.Logger) (*webhooks.Worker, error) {
 	policy := webhooks.DefaultPolicy
 	if cfg.WebhooksRetryBase > 0 {
 		policy.Base = cfg.WebhooksRetryBase
 	}
 	outbox := db.Outbox()
 	outbox.Lease = cfg.WebhooksLease
-	w, err := webhooks.NewWorker(webhooks.WorkerConfig{Outbox: outbox, Options: cfg.webhookOptions(),
+	return webhooks.NewWorker(webhooks.WorkerConfig{Outbox: outbox, Options: cfg.WebhookOptions(),
 		Policy: policy, PollInterval: cfg.WebhooksPollInterval, Logger: log})
-	if err != nil {
-		return err
-	}
-	go w.Run(ctx)
-	return nil
 }

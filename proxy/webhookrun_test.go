@@ -34,7 +34,7 @@ func TestWebhookSettings(t *testing.T) {
 			require.Empty(t, errs)
 			require.Equal(t, tc.want, c)
 			require.Equal(t, tc.wantValid, len(c.validateWebhooks()) == 0)
-			require.Equal(t, c.WebhooksAllowLoopback, c.webhookOptions().AllowLoopback)
+			require.Equal(t, c.WebhooksAllowLoopback, c.WebhookOptions().AllowLoopback)
 		})
 	}
 }

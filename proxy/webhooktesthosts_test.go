@@ -42,6 +42,6 @@ func TestTestHostsResolver(t *testing.T) {
 	_, err = r.LookupNetIP(context.Background(), "ip6", "rebind.example.com")
 	require.Error(t, err)
 	cfg := Config{WebhooksTestHosts: "rebind.example.com=127.0.0.1"}
-	require.NotNil(t, cfg.webhookOptions().Resolver)
-	require.Nil(t, (&Config{}).webhookOptions().Resolver)
+	require.NotNil(t, cfg.WebhookOptions().Resolver)
+	require.Nil(t, (&Config{}).WebhookOptions().Resolver)
 }

@@ -15,13 +15,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/attestation/nitro"
 	"github.com/opencustody/ocv/attestation/sim"
 	"github.com/opencustody/ocv/enclave/client"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/policy"
 	"github.com/opencustody/ocv/proxy"
+	"github.com/opencustody/ocv/proxy/handlers"
 	"github.com/opencustody/ocv/test/stack"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/keyvault"
 	"github.com/opencustody/ocv/chain/bitcoin"
+	"github.com/opencustody/ocv/keyvault"
 )
 
 // generatorHex is the secp256k1 base point G, uncompressed (SEC 2): the

@@ -7,8 +7,8 @@ import (
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/keyvault"
 	"github.com/opencustody/ocv/chain/tron"
+	"github.com/opencustody/ocv/keyvault"
 )
 
 // pubOfPrivate returns the uncompressed public key of a hex private key.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -33,9 +34,23 @@ func main() {
 	log := obs.NewLogger(os.Stderr, cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := proxy.Run(ctx, cfg, log); err != nil {
+	if err := run(ctx, cfg, log); err != nil {
 		log.Error("proxy stopped", "err", err)
 		stop()
 		os.Exit(1)
 	}
+}
+
+// run wires the proxy and serves until ctx ends, then shuts down
+// gracefully: it stops accepting and finishes the requests in flight
+// (bounded), waits for every background loop to return, and only then
+// flushes the audit log, returns leased usage and closes the chain pool,
+// the enclave channel and the database.
+func run(ctx context.Context, cfg proxy.Config, log *slog.Logger) error {
+	s := newStack(ctx)
+	err := wire(ctx, cfg, log, s)
+	if werr := s.wait(); err == nil {
+		err = werr
+	}
+	return err
 }

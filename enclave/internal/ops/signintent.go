@@ -9,9 +9,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/keyvault"
-	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/policy"
 )
 

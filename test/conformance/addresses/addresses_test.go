@@ -22,12 +22,12 @@ import (
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/keyvault"
 	"github.com/opencustody/ocv/chain/bitcoin"
 	"github.com/opencustody/ocv/chain/cardano"
 	"github.com/opencustody/ocv/chain/solana"
 	"github.com/opencustody/ocv/chain/tron"
 	"github.com/opencustody/ocv/chain/xrp"
+	"github.com/opencustody/ocv/keyvault"
 )
 
 // randomKeys is how many keys of each curve the test generates.

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/opencustody/ocv/enclave/client"
+	"github.com/opencustody/ocv/internal/obs"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy"
+	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/chainrpc"
+	"github.com/opencustody/ocv/proxy/metering"
+	"github.com/opencustody/ocv/proxy/txwatch"
+)
+
+// wire builds the proxy on s in dependency order: what it opens closes
+// after the group has returned (in reverse order), each background loop
+// starts as soon as what it keeps is built, and the HTTPS server last. On
+// an error, what was built so far is left to s.wait.
+func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) error {
+	db, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+	if err != nil {
+		return err
+	}
+	s.onClose(db.Close)
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+
+	validator, err := proxy.NewValidator(cfg)
+	if err != nil {
+		return err
+	}
+	ec, err := client.New(ctx, client.Config{Addr: cfg.EnclaveAddr, Validator: validator, PoolSize: cfg.EnclavePoolSize,
+		Logger: log.With("component", "enclave-client")})
+	if err != nil {
+		return fmt.Errorf("starting enclave client: %w", err)
+	}
+	s.onClose(func() { _ = ec.Close() })
+	enclave := proxy.EnclaveAdapter{Client: ec}
+
+	// Authentication: revocations, agent cut-offs and API keys stay
+	// current across replicas.
+	verifier := auth.NewVerifier(enclave, db, append([]string{cfg.PublicURL}, cfg.LegacyIssuers...)...)
+	s.loop(func(ctx context.Context) error { return proxy.KeepRevocations(ctx, db, verifier.Revoked, log) })
+	s.loop(func(ctx context.Context) error { return proxy.KeepAgentCutoffs(ctx, db, verifier.Agents, log) })
+	if err := proxy.BootstrapAdmin(ctx, cfg, db, log); err != nil {
+		return err
+	}
+	apiKeys := proxy.NewAPIKeyVerifier(db)
+	verifier.APIKeys = apiKeys
+	s.loop(func(ctx context.Context) error { return proxy.KeepAPIKeyRevocations(ctx, db, apiKeys, log) })
+
+	audits := auditlog.NewCommitter(db, 2, 512)
+	s.onClose(audits.Close) // flushes the events of the last requests
+	s.loop(quiet(auditlog.NewSealer(db, enclave, cfg.SealInterval, log.With("component", "audit-sealer")).Run))
+
+	minter := auth.NewMinter(enclave, cfg.PublicURL, cfg.TokenTTL)
+	minter.AgentTTL = cfg.AgentTokenTTL
+	proxy.HookUserCutoffs(ctx, db, verifier.Users, minter, log)
+	s.loop(func(ctx context.Context) error { return proxy.KeepUserCutoffs(ctx, db, verifier.Users, log) })
+	mailer, err := proxy.NewMailer(cfg, log.With("component", "mail"))
+	if err != nil {
+		return err
+	}
+	ipRules := proxy.NewIPRuleCache(db, proxy.IPRuleCacheTTL)
+	s.loop(func(ctx context.Context) error { return proxy.KeepIPRules(ctx, db, ipRules, log) })
+	meter, err := proxy.NewMeter(cfg, db)
+	if err != nil {
+		return err
+	}
+	s.onClose(func() { returnLeases(ctx, meter, log) })
+	s.loop(func(ctx context.Context) error { return proxy.KeepMetering(ctx, meter, db, log) })
+	chains := chainrpc.NewPool(chainrpc.Config{})
+	s.onClose(chains.Close)
+	h, err := newHandlers(cfg, db, enclave, minter, verifier, mailer, ipRules, meter, chains)
+	if err != nil {
+		return err
+	}
+	webhooks, err := proxy.NewWebhookWorker(cfg, db, log.With("component", "webhooks"))
+	if err != nil {
+		return err
+	}
+	s.loop(quiet(webhooks.Run))
+	s.loop(quiet(txwatch.New(db, chains, txwatch.Config{Interval: cfg.TxWatchInterval}, log.With("component", "txwatch")).Run))
+
+	metrics := newMetrics(ec, audits)
+	srv := proxy.NewServer(cfg, log, h, audits, verifier, metrics, ipRules, proxy.Limits{Meter: meter, Idempotency: db})
+	s.loop(srv.SweepLimiter)
+	if cfg.AdminListen != "" {
+		s.loop(func(ctx context.Context) error { return proxy.ServeAdmin(ctx, cfg.AdminListen, metrics, log) })
+	}
+
+	tlsCfg, err := proxy.TLSConfig(ctx, cfg, db, log)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
+	}
+	hs := proxy.NewHTTPServer(srv, tlsCfg, log)
+	log.Info("proxy listening", "url", "https://"+ln.Addr().String(), "public_url", cfg.PublicURL, "tls_mode", cfg.TLSMode)
+	s.serve(func(ctx context.Context) error { return proxy.Serve(ctx, hs, ln, log) })
+	return nil
+}
+
+// newMetrics is the admin listener's registry with the enclave channel's
+// and the audit queue's gauges.
+func newMetrics(ec *client.Client, audits *auditlog.Committer) *obs.Metrics {
+	m := obs.NewMetrics()
+	m.Gauge("ocv_enclave_attested", func() float64 {
+		if ec.State().Attested {
+			return 1
+		}
+		return 0
+	})
+	m.Gauge("ocv_audit_queue_depth", func() float64 { return float64(audits.QueueDepth()) })
+	return m
+}
+
+// returnLeases gives the meter's unused leased calls back, within 10 s
+// even when ctx has ended.
+func returnLeases(ctx context.Context, meter *metering.Meter, log *slog.Logger) {
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := meter.Close(closeCtx); err != nil {
+		log.Warn("returning leased usage", "err", err)
+	}
+}
