@@ -14,6 +14,8 @@
 #  4. Only cmd/ and choosers know concrete types: keyvault/memstore is imported by tests
 #     (and keyvault/...) only, and no non-test file declares func init(). test/evmnet and
 #     go-ethereum's simulated backend are reached from _test.go files only.
+#  5. No arrow up from storage: internal/store depends on nothing under proxy/ or api/
+#     (the consumer owns the interface; shared row types live below both).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CGO_ENABLED=${CGO_ENABLED:-1}
@@ -119,6 +121,16 @@ while IFS='|' read -r pkg dir imports deps files; do
 			violation "$p" "$f declares func init() (no init registration: use an explicit chooser)"
 		fi
 	done
+
+	# Rule 5.
+	if under "$p" internal/store; then
+		for d in "${dps[@]}"; do
+			r=${d#"$mod"/}
+			if under "$r" proxy || under "$r" api; then
+				violation "$p" "depends on $r (storage imports nothing from the edge above it)"
+			fi
+		done
+	fi
 done <<<"$listing"
 
 if ((violations > 0)); then
