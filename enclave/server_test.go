@@ -21,11 +21,11 @@ func TestSessionSealOpen(t *testing.T) {
 	require.Equal(t, e.srv.ChannelPublicKey(), s.Result().PublicKey)
 	require.True(t, s.Result().Simulated)
 
-	code, body, err := s.Call(wire.OpCreateKEK, encode(t, &wire.CreateKEKRequest{OrgID: "org", VaultID: "v1"}))
+	code, _, err := s.Call(wire.OpCreateKEK, encode(t, &wire.CreateKEKRequest{OrgID: "org", VaultID: "v1"}))
 	require.NoError(t, err)
 	require.Equal(t, wire.OK, code)
 
-	code, body, err = s.Call(wire.OpSeal, encode(t, &wire.SealRequest{OrgID: "org", VaultID: "v1", Path: "p", SecretVersion: 1, Plaintext: []byte("pw")}))
+	code, body, err := s.Call(wire.OpSeal, encode(t, &wire.SealRequest{OrgID: "org", VaultID: "v1", Path: "p", SecretVersion: 1, Plaintext: []byte("pw")}))
 	require.NoError(t, err)
 	require.Equal(t, wire.OK, code)
 	var sealed wire.SealResponse

@@ -23,7 +23,8 @@
 #       1 internal/store         PostgreSQL repositories
 #       0 contracts              api, enclave/wire, policy, chain, internal/auditchain, internal/obs
 #     api/problem imports only the standard library; api imports nothing of OCV but api/...;
-#     the clients of the API (internal/cli, internal/mcpserver) import nothing under proxy/.
+#     the clients of the API (internal/cli, internal/mcpserver) import nothing under proxy/;
+#     internal/store depends (even indirectly) on nothing under proxy/ or api/.
 #  6. Small parts: no non-test file in proxy/handlers over 200 lines (handlers decode, call
 #     and encode), and no interface over 20 methods anywhere (give each consumer the few it uses).
 set -euo pipefail
@@ -166,6 +167,16 @@ while IFS='|' read -r pkg dir imports deps files; do
 			violation "$p" "$f declares func init() (no init registration: use an explicit chooser)"
 		fi
 	done
+
+	# Rule 5.
+	if under "$p" internal/store; then
+		for d in "${dps[@]}"; do
+			r=${d#"$mod"/}
+			if under "$r" proxy || under "$r" api; then
+				violation "$p" "depends on $r (storage imports nothing from the edge above it)"
+			fi
+		done
+	fi
 done <<<"$listing"
 
 # Rule 6.

@@ -1,7 +1,8 @@
 // Package wire is the only code the untrusted proxy and the trusted enclave
 // share: operation codes, message bodies and their binary codec, framing over
-// a stream, the per-frame MAC and the channel key derivation, and the error
-// codes that cross the boundary.
+// a stream, the per-frame MAC and the channel key derivation, the error
+// codes that cross the boundary, and the claim set of the access tokens the
+// proxy mints and the enclave verifies (Claims).
 //
 // A frame is a fixed 76-byte header followed by a body of at most
 // MaxBodySize bytes:

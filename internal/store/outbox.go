@@ -9,26 +9,26 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/opencustody/ocv/proxy/webhooks"
+	"github.com/opencustody/ocv/internal/outbox"
 )
 
-// Outbox is the PostgreSQL webhooks.Outbox over webhook_deliveries.
+// Outbox is the PostgreSQL webhooks.Outbox over webhook_deliveries (the
+// guard that it implements it is in proxy/webhooks' tests: the store
+// imports nothing from the proxy).
 type Outbox struct {
 	s *Store
-	// Lease is how long a claim holds a delivery (webhooks.DefaultLease
-	// when zero). It must exceed webhooks.RequestTimeout plus recording.
+	// Lease is how long a claim holds a delivery (outbox.DefaultLease when
+	// zero). It must exceed webhooks.RequestTimeout plus recording.
 	Lease time.Duration
 }
 
 // Outbox returns the store's webhook delivery outbox.
 func (s *Store) Outbox() *Outbox { return &Outbox{s: s} }
 
-var _ webhooks.Outbox = (*Outbox)(nil)
-
 // Claim leases up to limit due deliveries and increments their attempt
 // counter in one statement (FOR UPDATE SKIP LOCKED, so concurrent workers
 // never claim the same row). A row whose lease expired is due again.
-func (o *Outbox) Claim(ctx context.Context, limit int, now time.Time) ([]webhooks.Delivery, error) {
+func (o *Outbox) Claim(ctx context.Context, limit int, now time.Time) ([]outbox.Delivery, error) {
 	rows, err := o.s.pool.Query(ctx, `WITH due AS (
 			SELECT id FROM webhook_deliveries
 			WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
@@ -42,9 +42,9 @@ func (o *Outbox) Claim(ctx context.Context, limit int, now time.Time) ([]webhook
 		return nil, fmt.Errorf("claiming deliveries: %w", err)
 	}
 	defer rows.Close()
-	var out []webhooks.Delivery
+	var out []outbox.Delivery
 	for rows.Next() {
-		var d webhooks.Delivery
+		var d outbox.Delivery
 		if err := rows.Scan(&d.ID, &d.WebhookID, &d.EventID, &d.Event, &d.URL, &d.Secret, &d.Data, &d.Attempt); err != nil {
 			return nil, fmt.Errorf("claiming deliveries: %w", err)
 		}
@@ -57,21 +57,21 @@ func (o *Outbox) lease() time.Duration {
 	if o.Lease > 0 {
 		return o.Lease
 	}
-	return webhooks.DefaultLease
+	return outbox.DefaultLease
 }
 
 // Complete marks a delivery delivered and records res.
-func (o *Outbox) Complete(ctx context.Context, id string, res webhooks.Result) error {
+func (o *Outbox) Complete(ctx context.Context, id string, res outbox.Result) error {
 	return o.finish(ctx, id, "delivered", res, nil)
 }
 
 // Reschedule records res and makes the delivery due again at next.
-func (o *Outbox) Reschedule(ctx context.Context, id string, res webhooks.Result, next time.Time) error {
+func (o *Outbox) Reschedule(ctx context.Context, id string, res outbox.Result, next time.Time) error {
 	return o.finish(ctx, id, "pending", res, &next)
 }
 
 // Fail marks a delivery permanently failed and records res.
-func (o *Outbox) Fail(ctx context.Context, id string, res webhooks.Result) error {
+func (o *Outbox) Fail(ctx context.Context, id string, res outbox.Result) error {
 	return o.finish(ctx, id, "failed", res, nil)
 }
 
@@ -84,7 +84,7 @@ type historyEntry struct {
 	At         string `json:"at"`
 }
 
-func (o *Outbox) finish(ctx context.Context, id, status string, res webhooks.Result, next *time.Time) error {
+func (o *Outbox) finish(ctx context.Context, id, status string, res outbox.Result, next *time.Time) error {
 	var attempt int
 	if err := o.s.pool.QueryRow(ctx, `SELECT attempt FROM webhook_deliveries WHERE id = $1`, id).Scan(&attempt); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

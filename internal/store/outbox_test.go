@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/opencustody/ocv/internal/outbox"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/internal/store/storetest"
-	"github.com/opencustody/ocv/proxy/webhooks"
 )
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
@@ -56,7 +56,7 @@ func TestOutbox(t *testing.T) {
 	t.Run("one delivery per active subscribed webhook, claimed once", func(t *testing.T) {
 		now := time.Now()
 		var mu sync.Mutex
-		var got []webhooks.Delivery
+		var got []outbox.Delivery
 		var wg sync.WaitGroup
 		for range 5 {
 			wg.Go(func() {
@@ -81,13 +81,13 @@ func TestOutbox(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, ds)
 		// A worker killed mid-delivery: after the lease another claim gets it.
-		ds, err = ob.Claim(ctx, 10, now.Add(webhooks.DefaultLease+time.Second))
+		ds, err = ob.Claim(ctx, 10, now.Add(outbox.DefaultLease+time.Second))
 		require.NoError(t, err)
 		require.Len(t, ds, 1)
 		require.Equal(t, 2, ds[0].Attempt)
 
-		next := now.Add(webhooks.DefaultLease + time.Minute)
-		require.NoError(t, ob.Reschedule(ctx, d.ID, webhooks.Result{Status: 500, Error: "status 500"}, next))
+		next := now.Add(outbox.DefaultLease + time.Minute)
+		require.NoError(t, ob.Reschedule(ctx, d.ID, outbox.Result{Status: 500, Error: "status 500"}, next))
 		ds, err = ob.Claim(ctx, 10, next.Add(-time.Second))
 		require.NoError(t, err)
 		require.Empty(t, ds, "not due before next")
@@ -95,7 +95,7 @@ func TestOutbox(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, ds, 1)
 		require.Equal(t, 3, ds[0].Attempt)
-		require.NoError(t, ob.Complete(ctx, d.ID, webhooks.Result{Status: 200}))
+		require.NoError(t, ob.Complete(ctx, d.ID, outbox.Result{Status: 200}))
 		ds, err = ob.Claim(ctx, 10, next.Add(time.Hour))
 		require.NoError(t, err)
 		require.Empty(t, ds)
@@ -109,6 +109,6 @@ func TestOutbox(t *testing.T) {
 	})
 
 	t.Run("unknown id", func(t *testing.T) {
-		require.ErrorIs(t, ob.Fail(ctx, newID(), webhooks.Result{}), store.ErrNotFound)
+		require.ErrorIs(t, ob.Fail(ctx, newID(), outbox.Result{}), store.ErrNotFound)
 	})
 }

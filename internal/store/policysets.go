@@ -10,16 +10,11 @@ import (
 	"github.com/opencustody/ocv/policy"
 )
 
-// storePolicySet moves the vault's policy_version on by one and stores the
-// canonical encoding of its whole policy set at that version, with a NULL
-// MAC (the enclave's SealPolicySet fills it). The caller holds the vault's
-// row lock, inside the transaction of the policy change.
-func storePolicySet(ctx context.Context, tx pgx.Tx, orgID, vaultID string) (uint64, error) {
-	v, _, err := storePolicySetBytes(ctx, tx, orgID, vaultID)
-	return v, err
-}
-
-// storePolicySetBytes is storePolicySet that also returns the encoding.
+// storePolicySetBytes moves the vault's policy_version on by one and stores
+// the canonical encoding of its whole policy set at that version, with a
+// NULL MAC (the enclave's SealPolicySet fills it), and returns the version
+// and the encoding. The caller holds the vault's row lock, inside the
+// transaction of the policy change.
 func storePolicySetBytes(ctx context.Context, tx pgx.Tx, orgID, vaultID string) (uint64, []byte, error) {
 	var version int64
 	if err := tx.QueryRow(ctx, `UPDATE vaults SET policy_version = policy_version + 1 WHERE org_id = $1 AND id = $2

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/opencustody/ocv/enclave/wire"
 )
 
 // Principal types.
@@ -22,34 +24,7 @@ const (
 var ErrInvalidToken = errors.New("invalid access token")
 
 // Audience is the `aud` of every OCV access token.
-const Audience = "ocv"
-
-// Claims are the JWT claims OCV mints (SPEC-DECISIONS: jti, sub, org_id,
-// iat, exp, iss, aud) plus the principal type and role.
-type Claims struct {
-	Issuer    string `json:"iss"`
-	Subject   string `json:"sub"`
-	Audience  string `json:"aud"`
-	IssuedAt  int64  `json:"iat"`
-	ExpiresAt int64  `json:"exp"`
-	ID        string `json:"jti"`
-	OrgID     string `json:"org_id"`
-	Type      string `json:"principal_type"`
-	Role      string `json:"role,omitempty"`
-	// PlatformRole is "admin" or "super_admin" for platform administrators.
-	PlatformRole string `json:"platform_role,omitempty"`
-
-	// Agent tokens only (see AgentClaims).
-	Scopes                  *[]string `json:"scopes,omitempty"`
-	Environment             string    `json:"environment,omitempty"`
-	IntentsAPIEnabled       *bool     `json:"intents_api_enabled,omitempty"`
-	ExecutionIntentsEnabled *bool     `json:"execution_intents_enabled,omitempty"`
-	IntentsRequireTEE       bool      `json:"intents_require_tee,omitempty"`
-	ExecutionRequireTEE     bool      `json:"execution_require_tee,omitempty"`
-	// IssuedAtMs is the issue time in Unix milliseconds, compared with the
-	// agent's or user's revocation cut-off (iat has only second precision).
-	IssuedAtMs int64 `json:"iat_ms,omitempty"`
-}
+const Audience = wire.TokenAudience
 
 // Principal is an authenticated caller.
 type Principal struct {
@@ -156,8 +131,8 @@ func (m *Minter) Mint(ctx context.Context, p Principal) (string, time.Duration, 
 var errNoAgentClaims = errors.New("minting agent token: agent claims missing")
 
 // claims builds the claims of p's token issued at now.
-func (m *Minter) claims(p Principal, now time.Time, jti string) (Claims, time.Duration, error) {
-	c := Claims{
+func (m *Minter) claims(p Principal, now time.Time, jti string) (wire.Claims, time.Duration, error) {
+	c := wire.Claims{
 		Issuer: m.issuer, Subject: p.ID, Audience: Audience, ID: jti, OrgID: p.OrgID, Type: p.Type,
 	}
 	ttl := m.ttl
@@ -168,7 +143,7 @@ func (m *Minter) claims(p Principal, now time.Time, jti string) (Claims, time.Du
 	}
 	a := p.Agent
 	if a == nil {
-		return Claims{}, 0, errNoAgentClaims
+		return wire.Claims{}, 0, errNoAgentClaims
 	}
 	ttl = m.AgentTTL
 	if now.Before(a.NotBefore) {

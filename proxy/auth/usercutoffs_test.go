@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/enclave/wire"
 )
 
 func TestUserCutoffs(t *testing.T) {
@@ -52,7 +54,7 @@ func TestUserTokenStampedAtCutoff(t *testing.T) {
 	m.Users = fixedCutoff(cut)
 	_, _, err := m.Mint(context.Background(), Principal{Type: PrincipalUser, ID: "u", OrgID: "o", Role: "member"})
 	require.NoError(t, err)
-	var c Claims
+	var c wire.Claims
 	require.NoError(t, json.Unmarshal(s.claims, &c))
 	p := principalOf(c)
 	require.False(t, p.IssuedAt.Before(cut), "a token minted after a cut-off is never refused by it")

@@ -139,7 +139,7 @@ func (v *Verifier) verify(ctx context.Context, token string) (Principal, error) 
 	if !ecdsa.Verify(key, digest[:], r, s) {
 		return Principal{}, ErrInvalidToken
 	}
-	var c Claims
+	var c wire.Claims
 	if err := decodeSegment(payload, &c); err != nil {
 		return Principal{}, ErrInvalidToken
 	}
@@ -154,7 +154,7 @@ func (v *Verifier) verify(ctx context.Context, token string) (Principal, error) 
 }
 
 // principalOf turns verified claims into the caller.
-func principalOf(c Claims) Principal {
+func principalOf(c wire.Claims) Principal {
 	p := Principal{Type: c.Type, ID: c.Subject, OrgID: c.OrgID, TokenID: c.ID, ExpiresAt: time.Unix(c.ExpiresAt, 0),
 		IssuedAt: time.Unix(c.IssuedAt, 0)}
 	if c.IssuedAtMs != 0 {

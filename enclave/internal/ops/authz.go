@@ -14,7 +14,7 @@ import (
 )
 
 // TokenAudience is the aud every access token must name.
-const TokenAudience = "ocv"
+const TokenAudience = wire.TokenAudience
 
 // tokenCacheSize is the number of verified access tokens kept.
 const tokenCacheSize = 8192

@@ -7,12 +7,15 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/policy"
 )
 
-// Claims are the verified claims of an access token. Callers treat them as
-// read-only: the same value (Scopes included) is handed to every caller that
-// presents the same token.
+// Claims are the verified claims of an access token: the enclave's view of
+// the claim set wire.Claims defines (the members named by the wire.Claim*
+// constants), typed and checked. Callers treat them as read-only: the same
+// value (Scopes included) is handed to every caller that presents the same
+// token.
 type Claims struct {
 	Issuer        string
 	Subject       string // the user or agent id
@@ -59,8 +62,8 @@ func claimsOf(fields map[string]json.RawMessage, audience string) (Claims, error
 		name string
 		dst  *string
 	}{
-		{"iss", &c.Issuer}, {"sub", &c.Subject}, {"jti", &c.JTI},
-		{"org_id", &c.OrgID}, {"principal_type", &c.PrincipalType},
+		{wire.ClaimIssuer, &c.Issuer}, {wire.ClaimSubject, &c.Subject}, {wire.ClaimID, &c.JTI},
+		{wire.ClaimOrgID, &c.OrgID}, {wire.ClaimPrincipalType, &c.PrincipalType},
 	} {
 		if err := requiredString(fields, f.name, f.dst); err != nil {
 			return Claims{}, err
@@ -69,13 +72,13 @@ func claimsOf(fields map[string]json.RawMessage, audience string) (Claims, error
 	if c.PrincipalType != policy.PrincipalUser && c.PrincipalType != policy.PrincipalAgent {
 		return Claims{}, invalid("principal_type is neither user nor agent")
 	}
-	if err := checkAudience(fields["aud"], audience); err != nil {
+	if err := checkAudience(fields[wire.ClaimAudience], audience); err != nil {
 		return Claims{}, err
 	}
-	if c.ExpiresAt, err = numericDate(fields["exp"], "exp"); err != nil {
+	if c.ExpiresAt, err = numericDate(fields[wire.ClaimExpiresAt], wire.ClaimExpiresAt); err != nil {
 		return Claims{}, err
 	}
-	if raw, ok := fields["role"]; ok && !isNull(raw) {
+	if raw, ok := fields[wire.ClaimRole]; ok && !isNull(raw) {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
 			return Claims{}, invalid("role is not a string")
@@ -84,17 +87,17 @@ func claimsOf(fields map[string]json.RawMessage, audience string) (Claims, error
 			return Claims{}, invalid("role is not owner, admin or member")
 		}
 	}
-	if raw, ok := fields["environment"]; ok && !isNull(raw) {
+	if raw, ok := fields[wire.ClaimEnvironment]; ok && !isNull(raw) {
 		if json.Unmarshal(raw, &c.Environment) != nil {
 			return Claims{}, invalid("environment is not a string")
 		}
 	}
-	if raw, ok := fields["intents_api_enabled"]; ok && !isNull(raw) {
+	if raw, ok := fields[wire.ClaimIntentsAPIEnabled]; ok && !isNull(raw) {
 		if json.Unmarshal(raw, &c.IntentsAPIEnabled) != nil {
 			return Claims{}, invalid("intents_api_enabled is not a boolean")
 		}
 	}
-	if raw, ok := fields["scopes"]; ok && !isNull(raw) {
+	if raw, ok := fields[wire.ClaimScopes]; ok && !isNull(raw) {
 		if json.Unmarshal(raw, &c.Scopes) != nil || len(c.Scopes) > maxScopes {
 			return Claims{}, invalid("scopes is not a bounded array of strings")
 		}
@@ -108,11 +111,11 @@ func claimsOf(fields map[string]json.RawMessage, audience string) (Claims, error
 
 // notBefore reads the optional nbf claim; the zero time when absent.
 func notBefore(fields map[string]json.RawMessage) (time.Time, error) {
-	raw, ok := fields["nbf"]
+	raw, ok := fields[wire.ClaimNotBefore]
 	if !ok || isNull(raw) {
 		return time.Time{}, nil
 	}
-	return numericDate(raw, "nbf")
+	return numericDate(raw, wire.ClaimNotBefore)
 }
 
 func requiredString(fields map[string]json.RawMessage, name string, dst *string) error {
