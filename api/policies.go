@@ -21,19 +21,20 @@ type PolicyConditions struct {
 }
 
 // PolicyWrite is the body of POST and PUT on a vault's policies. Pointers
-// tell missing fields apart; the raw fields are JSON objects or null.
+// tell missing fields apart (a client leaves unset ones out); the raw
+// fields are JSON objects or null.
 type PolicyWrite struct {
 	SecretPathPattern   *string           `json:"secret_path_pattern"`
 	PrincipalType       *string           `json:"principal_type"`
 	PrincipalID         *string           `json:"principal_id"`
 	Permissions         []string          `json:"permissions"`
-	Conditions          *PolicyConditions `json:"conditions"`
-	Effect              *string           `json:"effect"`
-	Priority            *int64            `json:"priority"`
-	AttributeConditions json.RawMessage   `json:"attribute_conditions"`
-	TxConditions        json.RawMessage   `json:"tx_conditions"`
-	ConsensusTrigger    json.RawMessage   `json:"consensus_trigger"`
-	ExpiresAt           *time.Time        `json:"expires_at"`
+	Conditions          *PolicyConditions `json:"conditions,omitempty"`
+	Effect              *string           `json:"effect,omitempty"`
+	Priority            *int64            `json:"priority,omitempty"`
+	AttributeConditions json.RawMessage   `json:"attribute_conditions,omitempty"`
+	TxConditions        json.RawMessage   `json:"tx_conditions,omitempty"`
+	ConsensusTrigger    json.RawMessage   `json:"consensus_trigger,omitempty"`
+	ExpiresAt           *time.Time        `json:"expires_at,omitempty"`
 }
 
 // Policy is a policy as the API answers it.

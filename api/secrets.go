@@ -7,12 +7,12 @@ import (
 
 // SecretWrite is the body of PUT /v1/vaults/{vault_id}/secrets/{path}.
 // Type and Value are pointers so that missing fields are told apart from
-// empty ones.
+// empty ones; a client leaves out the optional fields it does not set.
 type SecretWrite struct {
 	Type      *string           `json:"type"`
 	Value     *string           `json:"value"`
-	Metadata  map[string]string `json:"metadata"`
-	ExpiresAt *time.Time        `json:"expires_at"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+	ExpiresAt *time.Time        `json:"expires_at,omitempty"`
 }
 
 // Secret is a secret as the API answers it: its metadata, with the

@@ -2,15 +2,16 @@ package api
 
 import "time"
 
-// ShareCreate is the body of POST /v1/secrets/{secret_id}/share.
+// ShareCreate is the body of POST /v1/secrets/{secret_id}/share; a client
+// leaves the optional fields it does not set out.
 type ShareCreate struct {
 	RecipientType  *string    `json:"recipient_type"`
-	Email          *string    `json:"email"`
-	RecipientID    *string    `json:"recipient_id"`
+	Email          *string    `json:"email,omitempty"`
+	RecipientID    *string    `json:"recipient_id,omitempty"`
 	ExpiresAt      *time.Time `json:"expires_at"`
-	MaxAccessCount *int       `json:"max_access_count"`
-	Passphrase     *string    `json:"passphrase"`
-	IPAllowlist    []string   `json:"ip_allowlist"`
+	MaxAccessCount *int       `json:"max_access_count,omitempty"`
+	Passphrase     *string    `json:"passphrase,omitempty"`
+	IPAllowlist    []string   `json:"ip_allowlist,omitempty"`
 }
 
 // Share is a share as its creator and its recipient see it.

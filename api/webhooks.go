@@ -3,12 +3,13 @@ package api
 import "encoding/json"
 
 // WebhookCreate is the body of POST /v1/webhooks (url and events
-// required). Pointers tell missing fields apart.
+// required). Pointers tell missing fields apart; a client leaves unset
+// ones out.
 type WebhookCreate struct {
-	URL         *string  `json:"url"`
-	Events      []string `json:"events"`
-	Description *string  `json:"description"`
-	IsActive    *bool    `json:"is_active"`
+	URL         *string  `json:"url,omitempty"`
+	Events      []string `json:"events,omitempty"`
+	Description *string  `json:"description,omitempty"`
+	IsActive    *bool    `json:"is_active,omitempty"`
 }
 
 // WebhookPatch is the body of PATCH /v1/webhooks/{id}: the fields of
