@@ -13,6 +13,7 @@ import (
 	"math/big"
 	"os"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
@@ -137,9 +138,7 @@ func loadJWKS(path string) (map[string]*ecdsa.PublicKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading jwks: %w", err)
 	}
-	var doc struct {
-		Keys []struct{ Kid, Crv, X, Y string } `json:"keys"`
-	}
+	var doc api.JWKS
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("parsing jwks: %w", err)
 	}

@@ -11,6 +11,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/opencustody/ocv/api"
 )
 
 // policyFlags are the flags that build a policy body (create and update).
@@ -61,38 +64,30 @@ func (p *policyFlags) body(stdin io.Reader) (any, error) {
 			perms = append(perms, q)
 		}
 	}
-	in := map[string]any{"secret_path_pattern": p.pattern, "principal_type": p.principalType, "principal_id": p.principal,
-		"permissions": perms, "effect": p.effect, "priority": p.priority}
+	in := api.PolicyWrite{SecretPathPattern: &p.pattern, PrincipalType: &p.principalType, PrincipalID: &p.principal,
+		Permissions: perms, Effect: &p.effect, Priority: &p.priority}
 	if len(p.ips) > 0 || len(p.envs) > 0 {
-		cond := map[string]any{}
+		in.Conditions = &api.PolicyConditions{}
 		if len(p.ips) > 0 {
-			cond["ip_cidrs"] = []string(p.ips)
+			in.Conditions.IPCIDRs = p.ips
 		}
 		if len(p.envs) > 0 {
-			cond["environment_in"] = []string(p.envs)
+			in.Conditions.EnvironmentIn = p.envs
 		}
-		in["conditions"] = cond
 	}
-	if err := setTime(in, "expires_at", p.expires); err != nil {
-		return nil, err
+	if p.expires != "" {
+		t, err := time.Parse(time.RFC3339, p.expires)
+		if err != nil {
+			return nil, fmt.Errorf("%w: expires_at must be an RFC 3339 time like 2030-01-02T15:04:05Z", ErrUsage)
+		}
+		in.ExpiresAt = &t
 	}
 	return in, nil
 }
 
-// policyInfo is the part of a policy the tables show.
-type policyInfo struct {
-	ID            string   `json:"id"`
-	Pattern       string   `json:"secret_path_pattern"`
-	PrincipalType string   `json:"principal_type"`
-	PrincipalID   string   `json:"principal_id"`
-	Permissions   []string `json:"permissions"`
-	Effect        string   `json:"effect"`
-	Priority      int      `json:"priority"`
-	ExpiresAt     *string  `json:"expires_at"`
-}
-
-func (p policyInfo) row() []string {
-	return []string{p.ID, p.Effect, strings.Join(p.Permissions, ","), p.Pattern, p.PrincipalType + "/" + p.PrincipalID,
+// policyRow is the table row of a policy.
+func policyRow(p api.Policy) []string {
+	return []string{p.ID, p.Effect, strings.Join(p.Permissions, ","), p.SecretPathPattern, p.PrincipalType + "/" + p.PrincipalID,
 		strconv.Itoa(p.Priority), orDash(p.ExpiresAt)}
 }
 
@@ -149,11 +144,11 @@ func printPolicy(e *cmdEnv, body []byte) error {
 	if e.g.json {
 		return rawJSON(e.stdout, body)
 	}
-	var p policyInfo
+	var p api.Policy
 	if err := json.Unmarshal(body, &p); err != nil {
 		return fmt.Errorf("decoding policy: %w", err)
 	}
-	return table(e.stdout, policyHeaders, [][]string{p.row()})
+	return table(e.stdout, policyHeaders, [][]string{policyRow(p)})
 }
 
 func policyCreate(ctx context.Context, e *cmdEnv, args []string) error {
@@ -185,11 +180,11 @@ func policyList(ctx context.Context, e *cmdEnv, args []string) error {
 	}
 	rows := make([][]string, 0, len(items))
 	for _, raw := range items {
-		var p policyInfo
+		var p api.Policy
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return fmt.Errorf("decoding policy: %w", err)
 		}
-		rows = append(rows, p.row())
+		rows = append(rows, policyRow(p))
 	}
 	return table(e.stdout, policyHeaders, rows)
 }

@@ -13,24 +13,15 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/opencustody/ocv/api"
 )
 
 // maxValueBytes is the API's value limit (api/openapi.yaml).
 const maxValueBytes = 512 << 10
 
 // secretInfo is a secret as the API answers it.
-type secretInfo struct {
-	ID        string            `json:"id"`
-	VaultID   string            `json:"vault_id"`
-	Path      string            `json:"path"`
-	Type      string            `json:"type"`
-	Value     *string           `json:"value"`
-	Metadata  map[string]string `json:"metadata"`
-	Version   uint32            `json:"version"`
-	ExpiresAt *string           `json:"expires_at"`
-	CreatedAt string            `json:"created_at"`
-	UpdatedAt string            `json:"updated_at"`
-}
+type secretInfo = api.Secret
 
 // secretURL is the URL path of a secret, each segment percent-encoded.
 func secretURL(vaultID, path string) (string, error) {
@@ -81,13 +72,13 @@ func secretPut(ctx context.Context, e *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	in := map[string]any{"type": *typ, "value": value, "metadata": map[string]string(meta)}
+	in := api.SecretWrite{Type: typ, Value: &value, Metadata: map[string]string(meta)}
 	if *expires != "" {
 		t, err := time.Parse(time.RFC3339, *expires)
 		if err != nil {
 			return fmt.Errorf("%w: --expires-at must be an RFC 3339 time like 2030-01-02T15:04:05Z", ErrUsage)
 		}
-		in["expires_at"] = t.Format(time.RFC3339Nano)
+		in.ExpiresAt = &t
 	}
 	c, u, err := secretTarget(ctx, e, *vault, pos[0])
 	if err != nil {
@@ -193,15 +184,21 @@ func secretGet(ctx context.Context, e *cmdEnv, args []string) error {
 	if err := json.Unmarshal(body, &s); err != nil {
 		return fmt.Errorf("decoding secret: %w", err)
 	}
+	var meta map[string]string
+	if len(s.Metadata) > 0 {
+		if err := json.Unmarshal(s.Metadata, &meta); err != nil {
+			return fmt.Errorf("decoding secret: %w", err)
+		}
+	}
 	kv := [][2]string{{"path", s.Path}, {"type", s.Type}, {"version", fmt.Sprint(s.Version)},
 		{"expires_at", orDash(s.ExpiresAt)}, {"updated_at", s.UpdatedAt}, {"id", s.ID}}
-	keys := make([]string, 0, len(s.Metadata))
-	for k := range s.Metadata {
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		kv = append(kv, [2]string{"metadata." + k, s.Metadata[k]})
+		kv = append(kv, [2]string{"metadata." + k, meta[k]})
 	}
 	if *reveal && s.Value != nil {
 		kv = append(kv, [2]string{"value", *s.Value})
@@ -249,7 +246,7 @@ func secretList(ctx context.Context, e *cmdEnv, args []string) error {
 
 // listedSecret is a list item with its raw JSON.
 type listedSecret struct {
-	secretInfo
+	api.Secret
 	raw json.RawMessage
 }
 
@@ -266,7 +263,7 @@ func listSecrets(ctx context.Context, c *client, vaultID, prefix string) ([]list
 	out := make([]listedSecret, len(items))
 	for i, raw := range items {
 		out[i].raw = raw
-		if err := json.Unmarshal(raw, &out[i].secretInfo); err != nil {
+		if err := json.Unmarshal(raw, &out[i].Secret); err != nil {
 			return nil, fmt.Errorf("decoding secret: %w", err)
 		}
 	}

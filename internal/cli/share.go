@@ -10,30 +10,15 @@ import (
 	"os"
 	"strings"
 	"time"
-)
 
-// shareInfo is the part of a share the tables show.
-type shareInfo struct {
-	ID             string  `json:"id"`
-	SecretID       string  `json:"secret_id"`
-	Path           string  `json:"path"`
-	RecipientType  string  `json:"recipient_type"`
-	RecipientID    *string `json:"recipient_id"`
-	Email          *string `json:"email"`
-	ExpiresAt      string  `json:"expires_at"`
-	MaxAccessCount int     `json:"max_access_count"`
-	Remaining      int     `json:"remaining_access_count"`
-	HasPassphrase  bool    `json:"has_passphrase"`
-	Status         string  `json:"status"`
-	URL            string  `json:"url"`
-	CreatedAt      string  `json:"created_at"`
-}
+	"github.com/opencustody/ocv/api"
+)
 
 func printShare(e *cmdEnv, body []byte) error {
 	if e.g.json {
 		return rawJSON(e.stdout, body)
 	}
-	var s shareInfo
+	var s api.Share
 	if err := json.Unmarshal(body, &s); err != nil {
 		return fmt.Errorf("decoding share: %w", err)
 	}
@@ -113,26 +98,32 @@ func shareCreate(ctx context.Context, e *cmdEnv, args []string) error {
 	if len(pos) > 1 {
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[1])
 	}
-	in := map[string]any{"recipient_type": *to, "expires_at": time.Now().Add(*expiresIn).UTC().Format(time.RFC3339)}
-	if err := setTime(in, "expires_at", *expiresAt); err != nil {
-		return err
+	// The default expiry is sent to the second.
+	expires := time.Now().Add(*expiresIn).UTC().Truncate(time.Second)
+	in := api.ShareCreate{RecipientType: to, ExpiresAt: &expires}
+	if *expiresAt != "" {
+		if expires, err = time.Parse(time.RFC3339, *expiresAt); err != nil {
+			return fmt.Errorf("%w: expires_at must be an RFC 3339 time like 2030-01-02T15:04:05Z", ErrUsage)
+		}
 	}
 	if *email != "" {
-		in["email"] = *email
+		in.Email = email
 	}
 	if *recipient != "" {
-		in["recipient_id"] = *recipient
+		in.RecipientID = recipient
 	}
 	if *maxAccess != 0 {
-		in["max_access_count"] = *maxAccess
+		in.MaxAccessCount = maxAccess
 	}
 	if len(ips) > 0 {
-		in["ip_allowlist"] = []string(ips)
+		in.IPAllowlist = ips
 	}
 	if *passStdin {
-		if in["passphrase"], err = readPassphrase(e); err != nil {
+		pass, err := readPassphrase(e)
+		if err != nil {
 			return err
 		}
+		in.Passphrase = &pass
 	}
 	c, err := e.client()
 	if err != nil {
@@ -172,7 +163,7 @@ func shareList(ctx context.Context, e *cmdEnv, args []string) error {
 	}
 	rows := make([][]string, 0, len(items))
 	for _, raw := range items {
-		var s shareInfo
+		var s api.Share
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return fmt.Errorf("decoding share: %w", err)
 		}

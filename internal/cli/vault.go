@@ -8,23 +8,12 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/opencustody/ocv/api"
 )
 
-// vaultInfo is the part of a vault the tables show.
-type vaultInfo struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	KEKVersion  uint32 `json:"kek_version"`
-	CreatedAt   string `json:"created_at"`
-	UpdatedAt   string `json:"updated_at"`
-}
-
-// page is one page of a list answer.
-type page struct {
-	Items      []json.RawMessage `json:"items"`
-	NextCursor *string           `json:"next_cursor"`
-}
+// page is one page of a list answer, its items left undecoded.
+type page = api.List[json.RawMessage]
 
 // listAll follows next_cursor and returns every item.
 func listAll(ctx context.Context, c *client, path string, query url.Values) ([]json.RawMessage, error) {
@@ -77,7 +66,7 @@ func resolveVault(ctx context.Context, c *client, v string) (string, error) {
 		return "", err
 	}
 	for _, raw := range items {
-		var vi vaultInfo
+		var vi api.Vault
 		if err := json.Unmarshal(raw, &vi); err == nil && vi.Name == strings.TrimSpace(v) {
 			return vi.ID, nil
 		}
@@ -89,7 +78,7 @@ func printVault(e *cmdEnv, body []byte) error {
 	if e.g.json {
 		return rawJSON(e.stdout, body)
 	}
-	var v vaultInfo
+	var v api.Vault
 	if err := json.Unmarshal(body, &v); err != nil {
 		return fmt.Errorf("decoding vault: %w", err)
 	}
@@ -108,7 +97,7 @@ func vaultCreate(ctx context.Context, e *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	body, err := c.call(ctx, http.MethodPost, "/v1/vaults", nil, map[string]string{"name": pos[0], "description": *desc})
+	body, err := c.call(ctx, http.MethodPost, "/v1/vaults", nil, api.VaultCreate{Name: &pos[0], Description: *desc})
 	if err != nil {
 		return err
 	}
@@ -117,7 +106,7 @@ func vaultCreate(ctx context.Context, e *cmdEnv, args []string) error {
 
 func vaultList(ctx context.Context, e *cmdEnv, args []string) error {
 	return listCommand(ctx, e, args, "vault", "/v1/vaults", []string{"ID", "NAME", "DESCRIPTION", "CREATED"},
-		func(v vaultInfo) []string { return []string{v.ID, v.Name, v.Description, v.CreatedAt} })
+		func(v api.Vault) []string { return []string{v.ID, v.Name, v.Description, v.CreatedAt} })
 }
 
 func vaultGet(ctx context.Context, e *cmdEnv, args []string) error {

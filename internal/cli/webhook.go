@@ -9,28 +9,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-)
 
-// webhookInfo is the part of a webhook the tables show.
-type webhookInfo struct {
-	ID          string   `json:"id"`
-	URL         string   `json:"url"`
-	Events      []string `json:"events"`
-	Description string   `json:"description"`
-	IsActive    bool     `json:"is_active"`
-	Secret      string   `json:"secret"`
-	Deliveries  []struct {
-		ID         string  `json:"id"`
-		Event      string  `json:"event"`
-		Status     string  `json:"status"`
-		Attempt    int     `json:"attempt"`
-		LastStatus *int    `json:"last_status"`
-		LastError  *string `json:"last_error"`
-		UpdatedAt  string  `json:"updated_at"`
-	} `json:"deliveries"`
-	CreatedAt string `json:"created_at"`
-	UpdatedAt string `json:"updated_at"`
-}
+	"github.com/opencustody/ocv/api"
+)
 
 // redactURL hides a destination's query (it may carry a token) in tables.
 func redactURL(raw string) string {
@@ -49,7 +30,7 @@ func printWebhook(e *cmdEnv, body []byte) error {
 	if e.g.json {
 		return rawJSON(e.stdout, body)
 	}
-	var w webhookInfo
+	var w api.Webhook
 	if err := json.Unmarshal(body, &w); err != nil {
 		return fmt.Errorf("decoding webhook: %w", err)
 	}
@@ -62,12 +43,12 @@ func printWebhook(e *cmdEnv, body []byte) error {
 	if err := fields(e.stdout, kv); err != nil {
 		return err
 	}
-	if len(w.Deliveries) == 0 {
+	if w.Deliveries == nil || len(*w.Deliveries) == 0 {
 		return nil
 	}
 	fmt.Fprintln(e.stdout)
-	rows := make([][]string, 0, len(w.Deliveries))
-	for _, d := range w.Deliveries {
+	rows := make([][]string, 0, len(*w.Deliveries))
+	for _, d := range *w.Deliveries {
 		last := "-"
 		if d.LastStatus != nil {
 			last = strconv.Itoa(*d.LastStatus)
@@ -114,7 +95,7 @@ func webhookCreate(ctx context.Context, e *cmdEnv, args []string) error {
 		return err
 	}
 	body, err := c.call(ctx, http.MethodPost, "/v1/webhooks", nil,
-		map[string]any{"url": pos[0], "events": []string(events), "description": *desc})
+		api.WebhookCreate{URL: &pos[0], Events: events, Description: desc})
 	if err != nil {
 		return err
 	}
@@ -123,7 +104,7 @@ func webhookCreate(ctx context.Context, e *cmdEnv, args []string) error {
 
 func webhookList(ctx context.Context, e *cmdEnv, args []string) error {
 	return listCommand(ctx, e, args, "webhook", "/v1/webhooks", []string{"ID", "URL", "EVENTS", "ACTIVE", "DESCRIPTION"},
-		func(w webhookInfo) []string {
+		func(w api.Webhook) []string {
 			return []string{w.ID, redactURL(w.URL), strings.Join(w.Events, ","), strconv.FormatBool(w.IsActive), w.Description}
 		})
 }
@@ -151,26 +132,26 @@ func webhookUpdate(ctx context.Context, e *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	in := map[string]any{}
+	var in api.WebhookPatch
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "endpoint":
-			in["url"] = *u
+			in.URL = u
 		case "description":
-			in["description"] = *desc
+			in.Description = desc
 		}
 	})
 	if len(events) > 0 {
-		in["events"] = []string(events)
+		in.Events = events
 	}
 	if *active != "" {
 		b, err := strconv.ParseBool(*active)
 		if err != nil {
 			return fmt.Errorf("%w: --active takes true or false", ErrUsage)
 		}
-		in["is_active"] = b
+		in.IsActive = &b
 	}
-	if len(in) == 0 {
+	if in.URL == nil && in.Events == nil && in.Description == nil && in.IsActive == nil {
 		return fmt.Errorf("%w: nothing to update (give --endpoint, --event, --description or --active)", ErrUsage)
 	}
 	body, err := webhookCall(ctx, e, http.MethodPatch, id, in)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/opencustody/ocv/api"
 )
 
 const (
@@ -28,9 +30,9 @@ type fakeAPI struct {
 	expiresIn int64
 	tokens    map[string]bool // valid tokens
 	exchanges int
-	share     bool                          // serve the share endpoint
-	secrets   map[string]map[string]*secret // vault → path → secret
-	values    map[string]string             // vault/path → value
+	share     bool                              // serve the share endpoint
+	secrets   map[string]map[string]*api.Secret // vault → path → secret
+	values    map[string]string                 // vault/path → value
 	policies  []map[string]any
 	forbidden map[string]bool // vault/path answering 403
 
@@ -54,7 +56,7 @@ type fakeProblem struct {
 
 func newFakeAPI(t testing.TB) *fakeAPI {
 	f := &fakeAPI{t: t, expiresIn: 7200, tokens: map[string]bool{}, forbidden: map[string]bool{}, refuse: map[string]fakeProblem{},
-		secrets: map[string]map[string]*secret{fakeVault: {}}, values: map[string]string{}}
+		secrets: map[string]map[string]*api.Secret{fakeVault: {}}, values: map[string]string{}}
 	f.srv = httptest.NewTLSServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -71,7 +73,7 @@ func (f *fakeAPI) seed(path, typ, value string) {
 	defer f.mu.Unlock()
 	s := f.secrets[fakeVault][path]
 	if s == nil {
-		s = &secret{ID: "sec-" + path, VaultID: fakeVault, Path: path, Metadata: json.RawMessage(`{"team":"core"}`)}
+		s = &api.Secret{ID: "sec-" + path, VaultID: fakeVault, Path: path, Metadata: json.RawMessage(`{"team":"core"}`)}
 		f.secrets[fakeVault][path] = s
 	}
 	s.Type, s.Version = typ, s.Version+1
@@ -159,7 +161,7 @@ func (f *fakeAPI) serveSecrets(w http.ResponseWriter, r *http.Request, rest stri
 	path := strings.TrimPrefix(sub, "/")
 	if path == "" && r.Method == http.MethodGet {
 		prefix := r.URL.Query().Get("prefix")
-		items := []secret{}
+		items := []api.Secret{}
 		for p, s := range secs {
 			if strings.HasPrefix(p, prefix) {
 				items = append(items, *s)
@@ -192,7 +194,7 @@ func (f *fakeAPI) serveSecrets(w http.ResponseWriter, r *http.Request, rest stri
 		_ = json.NewDecoder(r.Body).Decode(&in)
 		s, exists := secs[path]
 		if !exists {
-			s = &secret{ID: "sec-" + path, VaultID: vault, Path: path}
+			s = &api.Secret{ID: "sec-" + path, VaultID: vault, Path: path}
 			secs[path] = s
 		}
 		s.Type, s.Version, s.Metadata = in.Type, s.Version+1, in.Metadata

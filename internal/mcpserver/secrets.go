@@ -11,21 +11,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-// secret is the API's secret shape (Value only on a read).
-type secret struct {
-	ID        string          `json:"id"`
-	VaultID   string          `json:"vault_id"`
-	Path      string          `json:"path"`
-	Type      string          `json:"type"`
-	Value     *string         `json:"value,omitempty"`
-	Metadata  json.RawMessage `json:"metadata,omitempty"`
-	Version   uint32          `json:"version"`
-	ExpiresAt *string         `json:"expires_at"`
-	CreatedAt string          `json:"created_at,omitempty"`
-	UpdatedAt string          `json:"updated_at,omitempty"`
-}
+	"github.com/opencustody/ocv/api"
+)
 
 // handleOut is what get_secret answers when values are not revealed.
 type handleOut struct {
@@ -91,7 +79,7 @@ func (t *tools) getSecret(ctx context.Context, _ *mcp.CallToolRequest, in pathAr
 	return nil, s, nil
 }
 
-func toHandle(vaultID string, s secret) handleOut {
+func toHandle(vaultID string, s api.Secret) handleOut {
 	return handleOut{Handle: Handle(vaultID, s.Path, s.Version), VaultID: vaultID, Path: s.Path, Type: s.Type,
 		Version: s.Version, Metadata: s.Metadata, ExpiresAt: s.ExpiresAt, Note: handleNote}
 }
@@ -128,7 +116,7 @@ func (t *tools) putSecret(ctx context.Context, _ *mcp.CallToolRequest, in putSec
 	if typ == "" {
 		typ = "generic"
 	}
-	s, status, err := t.writeSecret(ctx, v, in.Path, map[string]any{"type": typ, "value": in.Value})
+	s, status, err := t.writeSecret(ctx, v, in.Path, api.SecretWrite{Type: &typ, Value: &in.Value})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -148,13 +136,15 @@ func (t *tools) rotateAndStore(ctx context.Context, _ *mcp.CallToolRequest, in r
 	if err != nil {
 		return nil, nil, err
 	}
-	body := map[string]any{"type": old.Type, "value": in.Value}
+	body := api.SecretWrite{Type: &old.Type, Value: &in.Value}
 	if len(old.Metadata) > 0 && string(old.Metadata) != "null" {
-		body["metadata"] = old.Metadata
+		if err := json.Unmarshal(old.Metadata, &body.Metadata); err != nil {
+			return nil, nil, fmt.Errorf("reading secret %s: %w", old.Path, ErrBadAnswer)
+		}
 	}
 	if old.ExpiresAt != nil {
 		if exp, err := time.Parse(time.RFC3339, *old.ExpiresAt); err == nil && exp.After(t.now()) {
-			body["expires_at"] = *old.ExpiresAt
+			body.ExpiresAt = &exp
 		}
 	}
 	s, _, err := t.writeSecret(ctx, v, old.Path, body)
@@ -166,31 +156,31 @@ func (t *tools) rotateAndStore(ctx context.Context, _ *mcp.CallToolRequest, in r
 }
 
 // readSecret reads one secret with its value.
-func (t *tools) readSecret(ctx context.Context, vaultID, path string) (secret, error) {
+func (t *tools) readSecret(ctx context.Context, vaultID, path string) (api.Secret, error) {
 	u, err := secretURL(vaultID, path)
 	if err != nil {
-		return secret{}, err
+		return api.Secret{}, err
 	}
-	var s secret
+	var s api.Secret
 	if _, err := t.api.callJSON(ctx, http.MethodGet, u, nil, nil, &s); err != nil {
-		return secret{}, fmt.Errorf("reading secret %s: %w", path, err)
+		return api.Secret{}, fmt.Errorf("reading secret %s: %w", path, err)
 	}
 	if s.Value == nil {
-		return secret{}, fmt.Errorf("reading secret %s: %w", path, ErrBadAnswer)
+		return api.Secret{}, fmt.Errorf("reading secret %s: %w", path, ErrBadAnswer)
 	}
 	return s, nil
 }
 
 // writeSecret writes a new version and returns the metadata and status.
-func (t *tools) writeSecret(ctx context.Context, vaultID, path string, body map[string]any) (secret, int, error) {
+func (t *tools) writeSecret(ctx context.Context, vaultID, path string, body api.SecretWrite) (api.Secret, int, error) {
 	u, err := secretURL(vaultID, path)
 	if err != nil {
-		return secret{}, 0, err
+		return api.Secret{}, 0, err
 	}
-	var s secret
+	var s api.Secret
 	status, err := t.api.callJSON(ctx, http.MethodPut, u, nil, body, &s)
 	if err != nil {
-		return secret{}, 0, fmt.Errorf("writing secret %s: %w", path, err)
+		return api.Secret{}, 0, fmt.Errorf("writing secret %s: %w", path, err)
 	}
 	s.Value = nil
 	return s, status, nil
@@ -198,31 +188,31 @@ func (t *tools) writeSecret(ctx context.Context, vaultID, path string, body map[
 
 // findSecret returns the metadata of the secret at path from the listing,
 // without opening its value.
-func (t *tools) findSecret(ctx context.Context, vaultID, path string) (secret, error) {
+func (t *tools) findSecret(ctx context.Context, vaultID, path string) (api.Secret, error) {
 	if _, err := escapePath(path); err != nil {
-		return secret{}, err
+		return api.Secret{}, err
 	}
 	secs, err := t.secretsUnder(ctx, vaultID, path)
 	if err != nil {
-		return secret{}, err
+		return api.Secret{}, err
 	}
 	for _, s := range secs {
 		if s.Path == path {
 			return s, nil
 		}
 	}
-	return secret{}, fmt.Errorf("%w: %s in vault %s", ErrSecretNotFound, path, vaultID)
+	return api.Secret{}, fmt.Errorf("%w: %s in vault %s", ErrSecretNotFound, path, vaultID)
 }
 
 // secretsUnder lists every secret whose path starts with prefix.
-func (t *tools) secretsUnder(ctx context.Context, vaultID, prefix string) ([]secret, error) {
+func (t *tools) secretsUnder(ctx context.Context, vaultID, prefix string) ([]api.Secret, error) {
 	q := url.Values{}
 	if prefix != "" {
 		q.Set("prefix", prefix)
 	}
-	out := []secret{}
+	out := []api.Secret{}
 	err := t.list(ctx, "/v1/vaults/"+url.PathEscape(vaultID)+"/secrets", q, func(raw json.RawMessage) error {
-		var s secret
+		var s api.Secret
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return ErrBadAnswer
 		}

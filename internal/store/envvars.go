@@ -16,7 +16,7 @@ func (s *Store) VaultIDByName(ctx context.Context, orgID, name string) (string, 
 	err := s.pool.QueryRow(ctx, `SELECT id::text FROM vaults WHERE org_id = $1 AND name = $2
 		ORDER BY created_at, id LIMIT 1`, orgID, name).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", fmt.Errorf("finding vault: %w", ErrNotFound)
+		return "", fmt.Errorf("finding vault: %w", NotFound("vault"))
 	}
 	if err != nil {
 		return "", fmt.Errorf("finding vault: %w", err)

@@ -117,7 +117,7 @@ func (s *Store) putOptimistic(ctx context.Context, in Secret, seal SealFunc, ev 
 	case errors.Is(err, pgx.ErrNoRows):
 		return Secret{}, false, false, nil // lost a race: try again
 	case pgCode(err) == codeForeignKeyViolation:
-		return Secret{}, false, false, fmt.Errorf("writing secret: %w", ErrNotFound)
+		return Secret{}, false, false, fmt.Errorf("writing secret: %w", NotFound("vault"))
 	case err != nil:
 		return Secret{}, false, false, fmt.Errorf("writing secret: %w", err)
 	}
@@ -146,7 +146,7 @@ func (s *Store) putLocked(ctx context.Context, in Secret, seal SealFunc, ev func
 				VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT (org_id, vault_id, path) DO NOTHING`,
 				in.OrgID, id, in.VaultID, in.Path, in.Type, in.Metadata, in.ExpiresAt)
 			if pgCode(err) == codeForeignKeyViolation {
-				return fmt.Errorf("creating secret: %w", ErrNotFound)
+				return fmt.Errorf("creating secret: %w", NotFound("vault"))
 			}
 			if err != nil {
 				return fmt.Errorf("creating secret: %w", err)
@@ -189,7 +189,7 @@ func (s *Store) GetSecret(ctx context.Context, orgID, vaultID, path string) (Sec
 		WHERE s.org_id = $1 AND s.vault_id = $2 AND s.path = $3`, orgID, vaultID, path),
 		&sealed.KEKVersion, &sealed.WrappedDEK, &sealed.Ciphertext)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Secret{}, Sealed{}, fmt.Errorf("finding secret: %w", ErrNotFound)
+		return Secret{}, Sealed{}, fmt.Errorf("finding secret: %w", NotFound("secret"))
 	}
 	if err != nil {
 		return Secret{}, Sealed{}, fmt.Errorf("finding secret: %w", err)
@@ -226,7 +226,7 @@ func (s *Store) DeleteSecret(ctx context.Context, orgID, vaultID, path string, e
 			return fmt.Errorf("deleting secret: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("deleting secret: %w", ErrNotFound)
+			return fmt.Errorf("deleting secret: %w", NotFound("secret"))
 		}
 		return insertEvent(ctx, tx, ev)
 	})

@@ -78,7 +78,7 @@ func collectShares(rows pgx.Rows, err error) ([]Share, error) {
 func (s *Store) SecretByID(ctx context.Context, orgID, id string) (Secret, error) {
 	sec, err := scanSecret(s.pool.QueryRow(ctx, `SELECT `+secretColumns+` FROM secrets s WHERE s.org_id = $1 AND s.id = $2`, orgID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Secret{}, fmt.Errorf("finding secret: %w", ErrNotFound)
+		return Secret{}, fmt.Errorf("finding secret: %w", NotFound("secret"))
 	}
 	if err != nil {
 		return Secret{}, fmt.Errorf("finding secret: %w", err)
@@ -99,7 +99,7 @@ func (s *Store) CreateShare(ctx context.Context, sh Share, ev *auditchain.Event)
 			sh.RecipientID, sh.RecipientEmail, sh.ExpiresAt, sh.MaxAccessCount, sh.PassphraseHash, sh.IPAllowlist))
 		if err != nil {
 			if pgCode(err) == codeForeignKeyViolation {
-				return fmt.Errorf("creating share: %w", ErrNotFound)
+				return fmt.Errorf("creating share: %w", NotFound("secret"))
 			}
 			return fmt.Errorf("creating share: %w", err)
 		}
@@ -113,7 +113,7 @@ func (s *Store) CreateShare(ctx context.Context, sh Share, ev *auditchain.Event)
 func (s *Store) GetShare(ctx context.Context, id string) (Share, error) {
 	sh, err := scanShare(s.pool.QueryRow(ctx, `SELECT `+shareColumns+` FROM shares WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Share{}, fmt.Errorf("finding share: %w", ErrNotFound)
+		return Share{}, fmt.Errorf("finding share: %w", NotFound("share"))
 	}
 	if err != nil {
 		return Share{}, fmt.Errorf("finding share: %w", err)
@@ -167,7 +167,7 @@ func (s *Store) SetShareStatus(ctx context.Context, id, status string, allowed f
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		sh, err := scanShare(tx.QueryRow(ctx, `SELECT `+shareColumns+` FROM shares WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) || (err == nil && !allowed(sh)) {
-			return fmt.Errorf("finding share: %w", ErrNotFound)
+			return fmt.Errorf("finding share: %w", NotFound("share"))
 		}
 		if err != nil {
 			return fmt.Errorf("finding share: %w", err)

@@ -64,7 +64,7 @@ func (s *Store) CreateVault(ctx context.Context, v Vault, createKEK func(context
 func (s *Store) GetVault(ctx context.Context, orgID, id string) (Vault, error) {
 	v, err := scanVault(s.pool.QueryRow(ctx, `SELECT `+vaultColumns+` FROM vaults WHERE org_id = $1 AND id = $2`, orgID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Vault{}, fmt.Errorf("finding vault: %w", ErrNotFound)
+		return Vault{}, fmt.Errorf("finding vault: %w", NotFound("vault"))
 	}
 	if err != nil {
 		return Vault{}, fmt.Errorf("finding vault: %w", err)
@@ -101,7 +101,7 @@ func (s *Store) DeleteVault(ctx context.Context, orgID, id string, ev *auditchai
 			return fmt.Errorf("deleting vault: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("deleting vault: %w", ErrNotFound)
+			return fmt.Errorf("deleting vault: %w", NotFound("vault"))
 		}
 		return insertEvent(ctx, tx, ev)
 	})

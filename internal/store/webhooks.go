@@ -70,7 +70,7 @@ func (s *Store) CreateWebhook(ctx context.Context, w Webhook, ev *auditchain.Eve
 func (s *Store) GetWebhook(ctx context.Context, orgID, id string) (Webhook, error) {
 	w, err := scanWebhook(s.pool.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE org_id = $1 AND id = $2`, orgID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Webhook{}, fmt.Errorf("finding webhook: %w", ErrNotFound)
+		return Webhook{}, fmt.Errorf("finding webhook: %w", NotFound("webhook"))
 	}
 	if err != nil {
 		return Webhook{}, fmt.Errorf("finding webhook: %w", err)
@@ -103,7 +103,7 @@ func (s *Store) UpdateWebhook(ctx context.Context, orgID, id string, apply func(
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		w, err := scanWebhook(tx.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("finding webhook: %w", ErrNotFound)
+			return fmt.Errorf("finding webhook: %w", NotFound("webhook"))
 		}
 		if err != nil {
 			return fmt.Errorf("finding webhook: %w", err)
@@ -129,7 +129,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, orgID, id string, ev *auditch
 			return fmt.Errorf("deleting webhook: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("deleting webhook: %w", ErrNotFound)
+			return fmt.Errorf("deleting webhook: %w", NotFound("webhook"))
 		}
 		return insertEvent(ctx, tx, ev)
 	})

@@ -5,26 +5,11 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/proxy/auditlog"
 )
-
-type auditEvent struct {
-	ID         int64   `json:"id"`
-	OccurredAt string  `json:"occurred_at"`
-	RequestID  string  `json:"request_id"`
-	ActorType  string  `json:"actor_type"`
-	ActorID    string  `json:"actor_id"`
-	Action     string  `json:"action"`
-	Resource   string  `json:"resource"`
-	Outcome    string  `json:"outcome"`
-	Status     int     `json:"status"`
-	ClientIP   string  `json:"client_ip"`
-	ChainSeq   *int64  `json:"chain_seq"`
-	PrevID     *int64  `json:"prev_id"`
-	Hash       *string `json:"hash"`
-}
 
 // ListAuditEvents answers GET /v1/audit/events?limit=&action=&cursor=: the
 // caller's organization's events, newest first, with their chain fields
@@ -53,8 +38,8 @@ func (h *Handlers) ListAuditEvents(w http.ResponseWriter, r *http.Request) error
 		func(e *auditchain.Event) string { return strconv.FormatInt(e.ID, 10) }))
 }
 
-func toAuditEvent(e *auditchain.Event) auditEvent {
-	a := auditEvent{ID: e.ID, OccurredAt: e.OccurredAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
+func toAuditEvent(e *auditchain.Event) api.AuditEvent {
+	a := api.AuditEvent{ID: e.ID, OccurredAt: e.OccurredAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
 		RequestID: e.RequestID, ActorType: e.ActorType, ActorID: e.ActorID, Action: e.Action, Resource: e.Resource,
 		Outcome: e.Outcome, Status: e.Status, ClientIP: e.ClientIP}
 	if e.ChainSeq > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
@@ -27,19 +28,6 @@ const (
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-type envEntry struct {
-	Source string `json:"source"`
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
-
-type envResponse struct {
-	Variables map[string]string `json:"variables"`
-	Sources   map[string]string `json:"sources"`
-	Skipped   []envEntry        `json:"skipped"`
-	Denied    []envEntry        `json:"denied"`
-}
-
 type envLayer struct{ source, vaultID, prefix string }
 
 // ResolveEnvVars answers GET /v1/vaults/{id}/env-vars/resolve[?branch=].
@@ -58,17 +46,8 @@ func (h *Handlers) ResolveEnvVars(w http.ResponseWriter, r *http.Request) error 
 	}
 	p := principal(r)
 	auditlog.FromContext(r.Context()).SetResource("vault/" + vaultID + "/env-vars")
-	if _, err := h.Vaults.GetVault(r.Context(), p.OrgID, vaultID); errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("vault")
-	} else if err != nil {
+	if _, _, err := h.visibleVault(r, vaultID); err != nil {
 		return err
-	}
-	main, err := h.access(r, vaultID)
-	if err != nil {
-		return err
-	}
-	if !main.holdsAllow() {
-		return problem.NotFound("vault")
 	}
 	var layers []envLayer
 	shared, err := h.Shares.VaultIDByName(r.Context(), p.OrgID, EnvSharedVault)
@@ -82,7 +61,7 @@ func (h *Handlers) ResolveEnvVars(w http.ResponseWriter, r *http.Request) error 
 	if branch != "" {
 		layers = append(layers, envLayer{"branch", vaultID, EnvBranchPrefix + branch + "/"})
 	}
-	out := envResponse{Variables: map[string]string{}, Sources: map[string]string{}, Skipped: []envEntry{}, Denied: []envEntry{}}
+	out := api.EnvVarsResolved{Variables: map[string]string{}, Sources: map[string]string{}, Skipped: []api.EnvVarEntry{}, Denied: []api.EnvVarEntry{}}
 	for _, l := range layers {
 		if err := h.resolveLayer(r, l, &out); err != nil {
 			return err
@@ -92,7 +71,7 @@ func (h *Handlers) ResolveEnvVars(w http.ResponseWriter, r *http.Request) error 
 }
 
 // resolveLayer reads one layer's env vars into out.
-func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *envResponse) error {
+func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *api.EnvVarsResolved) error {
 	ctx := r.Context()
 	p := principal(r)
 	access, err := h.access(r, l.vaultID)
@@ -116,7 +95,7 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *envResponse) e
 			continue // branch overrides are their own layer
 		}
 		name := s.Path[strings.LastIndexByte(s.Path, '/')+1:]
-		entry := envEntry{Source: l.source, Path: s.Path}
+		entry := api.EnvVarEntry{Source: l.source, Path: s.Path}
 		switch {
 		case !envName.MatchString(name):
 			entry.Reason = "not a valid environment variable name"
@@ -138,9 +117,7 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *envResponse) e
 		if err != nil {
 			return err
 		}
-		plain, err := h.Enclave.Open(ctx, wire.OpenRequest{OrgID: p.OrgID, VaultID: l.vaultID, Path: s.Path,
-			SecretVersion: sec.Version, WrappedDEK: sealed.WrappedDEK, Ciphertext: sealed.Ciphertext,
-			Token: c.Token, ClientIP: c.ClientIP, PolicySet: access.set, PolicyMAC: access.mac})
+		plain, err := h.openSecret(ctx, c, access, sec, sealed)
 		if errors.Is(err, wire.ErrForbidden) {
 			entry.Reason = "denied by the enclave"
 			out.Denied = append(out.Denied, entry)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 )
 
@@ -15,31 +16,17 @@ func (h *Handlers) Health(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := h.Pinger.Ping(ctx); err != nil {
-		return writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": "database unreachable"})
+		return writeJSON(w, http.StatusServiceUnavailable, api.Health{Status: "unavailable", Reason: "database unreachable"})
 	}
-	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-}
-
-type hsmHealth struct {
-	Status      string            `json:"status"`
-	Mode        string            `json:"mode"`
-	Reason      string            `json:"reason,omitempty"`
-	HSM         string            `json:"hsm"`
-	Attestation attestationHealth `json:"attestation"`
-}
-
-type attestationHealth struct {
-	Status    string  `json:"status"`
-	Simulated bool    `json:"simulated"`
-	Since     *string `json:"since,omitempty"`
+	return writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
 }
 
 // HSMHealth answers GET /v1/health/hsm: whether the enclave is attested and
 // its HSM answers, and why not. In simulator mode it says "simulated".
 func (h *Handlers) HSMHealth(w http.ResponseWriter, r *http.Request) error {
 	st := h.Enclave.State()
-	out := hsmHealth{Status: "ok", Mode: st.Mode, HSM: "unknown",
-		Attestation: attestationHealth{Status: "unverified", Simulated: st.Simulated, Since: timePtr(&st.Since)}}
+	out := api.HSMHealth{Status: "ok", Mode: st.Mode, HSM: "unknown",
+		Attestation: api.AttestationHealth{Status: "unverified", Simulated: st.Simulated, Since: timePtr(&st.Since)}}
 	if out.Mode == "" {
 		out.Mode = "unknown"
 	}
@@ -66,13 +53,6 @@ func (h *Handlers) HSMHealth(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, out)
 }
 
-type attestationDoc struct {
-	Format    string `json:"format"`
-	Document  string `json:"document"`
-	Nonce     string `json:"nonce"`
-	Simulated bool   `json:"simulated"`
-}
-
 // Attestation answers GET /v1/attestation?nonce=HEX with the enclave's
 // current attestation document bound to the caller's nonce, for clients and
 // auditors to verify offline (`ocv attest verify`).
@@ -86,20 +66,10 @@ func (h *Handlers) Attestation(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, attestationDoc{
+	return writeJSON(w, http.StatusOK, api.AttestationDocument{
 		Format: "aws-nitro-cose-sign1", Document: base64.StdEncoding.EncodeToString(doc),
 		Nonce: hex.EncodeToString(nonce), Simulated: h.Enclave.State().Simulated,
 	})
-}
-
-type jwk struct {
-	Kty string `json:"kty"`
-	Crv string `json:"crv"`
-	Alg string `json:"alg"`
-	Use string `json:"use"`
-	Kid string `json:"kid"`
-	X   string `json:"x"`
-	Y   string `json:"y"`
 }
 
 // JWKS answers GET /.well-known/jwks.json with the enclave's token-signing
@@ -109,11 +79,9 @@ func (h *Handlers) JWKS(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Keys []jwk `json:"keys"`
-	}{Keys: []jwk{}}
+	out := api.JWKS{Keys: []api.JWK{}}
 	for _, k := range keys {
-		out.Keys = append(out.Keys, jwk{Kty: "EC", Crv: k.Curve, Alg: k.Alg, Use: "sig", Kid: k.KID,
+		out.Keys = append(out.Keys, api.JWK{Kty: "EC", Crv: k.Curve, Alg: k.Alg, Use: "sig", Kid: k.KID,
 			X: base64.RawURLEncoding.EncodeToString(k.X), Y: base64.RawURLEncoding.EncodeToString(k.Y)})
 	}
 	return writeJSON(w, http.StatusOK, out)

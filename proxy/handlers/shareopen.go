@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
-	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/policy"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -28,17 +28,6 @@ var errShareRefused = problem.New(http.StatusForbidden, problem.TypeForbidden,
 
 func shareGone(detail string) error { return problem.New(http.StatusGone, problem.TypeGone, detail) }
 
-type shareOpenResponse struct {
-	ShareID   string `json:"share_id"`
-	SecretID  string `json:"secret_id"`
-	Path      string `json:"path"`
-	Type      string `json:"type"`
-	Version   uint32 `json:"version"`
-	Value     string `json:"value"`
-	Remaining int    `json:"remaining_access_count"`
-	ExpiresAt string `json:"expires_at"`
-}
-
 // OpenShare answers GET /v1/share/{id}, a public route: the share's checks
 // (state, expiry, passphrase, allowlist), then one access taken atomically,
 // then the value decrypted by the enclave with the authority of the share's
@@ -53,9 +42,6 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	entry := auditlog.FromContext(ctx)
 	entry.SetResource("share/" + id.String())
 	sh, err := h.Shares.GetShare(ctx, id.String())
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("share")
-	}
 	if err != nil {
 		return err
 	}
@@ -109,13 +95,11 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	plain, err := h.Enclave.Open(ctx, wire.OpenRequest{OrgID: sh.OrgID, VaultID: sh.VaultID, Path: sh.Path,
-		SecretVersion: sec.Version, WrappedDEK: sealed.WrappedDEK, Ciphertext: sealed.Ciphertext,
-		Token: tok, ClientIP: entry.Event.ClientIP, PolicySet: access.set, PolicyMAC: access.mac})
+	plain, err := h.openSecret(ctx, enclaveCaller{Token: tok, ClientIP: entry.Event.ClientIP}, access, sec, sealed)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, shareOpenResponse{ShareID: sh.ID, SecretID: sh.SecretID, Path: sh.Path,
+	return writeJSON(w, http.StatusOK, api.ShareOpened{ShareID: sh.ID, SecretID: sh.SecretID, Path: sh.Path,
 		Type: sec.Type, Version: sec.Version, Value: string(plain), Remaining: left, ExpiresAt: rfc3339(sh.ExpiresAt)})
 }
 

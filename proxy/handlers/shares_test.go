@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
@@ -19,27 +20,27 @@ func TestShareRequestValidate(t *testing.T) {
 	num := func(n int) *int { return &n }
 	at := func(d time.Duration) *time.Time { x := now.Add(d); return &x }
 	tests := map[string]struct {
-		in      shareRequest
+		in      api.ShareCreate
 		wantErr bool
 	}{
-		"minimal link":       {in: shareRequest{RecipientType: str("anyone_with_link"), ExpiresAt: at(time.Hour)}},
-		"30 days":            {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(MaxShareLifetime)}},
-		"no type":            {in: shareRequest{ExpiresAt: at(time.Hour)}, wantErr: true},
-		"unknown type":       {in: shareRequest{RecipientType: str("all"), ExpiresAt: at(time.Hour)}, wantErr: true},
-		"no expiry":          {in: shareRequest{RecipientType: str("creator")}, wantErr: true},
-		"past":               {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(-time.Second)}, wantErr: true},
-		"31 days":            {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(31 * 24 * time.Hour)}, wantErr: true},
-		"count 0":            {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(time.Hour), MaxAccessCount: num(0)}, wantErr: true},
-		"count 1000":         {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(time.Hour), MaxAccessCount: num(1000)}},
-		"count 1001":         {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(time.Hour), MaxAccessCount: num(1001)}, wantErr: true},
-		"short passphrase":   {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(time.Hour), Passphrase: str("1234567")}, wantErr: true},
-		"bad cidr":           {in: shareRequest{RecipientType: str("creator"), ExpiresAt: at(time.Hour), IPAllowlist: []string{"10.0.0.1"}}, wantErr: true},
-		"email on link":      {in: shareRequest{RecipientType: str("anyone_with_link"), ExpiresAt: at(time.Hour), Email: str("a@b.c")}, wantErr: true},
-		"recipient on email": {in: shareRequest{RecipientType: str("external_email"), ExpiresAt: at(time.Hour), RecipientID: str("x")}, wantErr: true},
+		"minimal link":       {in: api.ShareCreate{RecipientType: str("anyone_with_link"), ExpiresAt: at(time.Hour)}},
+		"30 days":            {in: api.ShareCreate{RecipientType: str("creator"), ExpiresAt: at(MaxShareLifetime)}},
+		"no type":            {in: api.ShareCreate{ExpiresAt: at(time.Hour)}, wantErr: true},
+		"unknown type":       {in: api.ShareCreate{RecipientType: str("all"), ExpiresAt: at(time.Hour)}, wantErr: true},
+		"no expiry":          {in: api.ShareCreate{RecipientType: str("creator")}, wantErr: true},
+		"past":               {in: api.ShareCreate{RecipientType: str("creator"), ExpiresAt: at(-time.Second)}, wantErr: true},
+		"31 days":            {in: api.ShareCreate{RecipientType: str("creator"), ExpiresAt: at(31 * 24 * time.Hour)}, wantErr: true},
+		"count 0":            {in: api.ShareCreate{RecipientType: str("creator"), ExpiresAt: at(time.Hour), MaxAccessCount: num(0)}, wantErr: true},
+		"count 1000":         {in: api.ShareCreate{RecipientType: str("creator"), ExpiresAt: at(time.Hour), MaxAccessCount: num(1000)}},
+		"count 1001":         {in: api.ShareCreate{RecipientType: str("creator"), ExpiresAt: at(time.Hour), MaxAccessCount: num(1001)}, wantErr: true},
+		"short passphrase":   {in: api.ShareCreate{RecipientType: str("creator"), ExpiresAt: at(time.Hour), Passphrase: str("1234567")}, wantErr: true},
+		"bad cidr":           {in: api.ShareCreate{RecipientType: str("creator"), ExpiresAt: at(time.Hour), IPAllowlist: []string{"10.0.0.1"}}, wantErr: true},
+		"email on link":      {in: api.ShareCreate{RecipientType: str("anyone_with_link"), ExpiresAt: at(time.Hour), Email: str("a@b.c")}, wantErr: true},
+		"recipient on email": {in: api.ShareCreate{RecipientType: str("external_email"), ExpiresAt: at(time.Hour), RecipientID: str("x")}, wantErr: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			err := tc.in.validate(now)
+			err := validateShareCreate(&tc.in, now)
 			if !tc.wantErr {
 				require.NoError(t, err)
 				require.NotNil(t, tc.in.MaxAccessCount)

@@ -72,17 +72,11 @@ func (h *Handlers) setShareStatus(w http.ResponseWriter, r *http.Request, status
 	out, err := h.Shares.SetShareStatus(r.Context(), id, status, allowed, func(store.Share) *auditchain.Event {
 		return entry.Prepare(okStatus)
 	})
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return problem.NotFound("share")
-	case errors.Is(err, store.ErrConflict):
+	if errors.Is(err, store.ErrConflict) {
 		return problem.New(http.StatusConflict, problem.TypeConflict, "the share is already revoked or declined")
-	case err != nil:
-		return err
 	}
-	if okStatus == http.StatusNoContent {
-		w.WriteHeader(http.StatusNoContent)
-		return nil
+	if err != nil || okStatus == http.StatusNoContent {
+		return noContent(w, err)
 	}
 	return writeJSON(w, okStatus, toShare(out))
 }

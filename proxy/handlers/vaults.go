@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -22,22 +23,8 @@ const (
 	maxDescriptionChars = 1024
 )
 
-type vaultRequest struct {
-	Name        *string `json:"name"`
-	Description string  `json:"description"`
-}
-
-type vaultResponse struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	KEKVersion  uint32 `json:"kek_version"`
-	CreatedAt   string `json:"created_at"`
-	UpdatedAt   string `json:"updated_at"`
-}
-
-func toVault(v store.Vault) vaultResponse {
-	return vaultResponse{ID: v.ID, Name: v.Name, Description: v.Description, KEKVersion: v.KEKVersion,
+func toVault(v store.Vault) api.Vault {
+	return api.Vault{ID: v.ID, Name: v.Name, Description: v.Description, KEKVersion: v.KEKVersion,
 		CreatedAt: rfc3339(v.CreatedAt), UpdatedAt: rfc3339(v.UpdatedAt)}
 }
 
@@ -46,26 +33,35 @@ func principal(r *http.Request) auth.Principal {
 	return p
 }
 
+// vaultName validates a new vault's fields and returns its trimmed name.
+func vaultName(in api.VaultCreate) (string, error) {
+	if in.Name == nil {
+		return "", problem.BadRequest(problem.TypeInvalidRequest, "name is required")
+	}
+	name := strings.TrimSpace(*in.Name)
+	if n := utf8.RuneCountInString(name); n < 1 || n > maxVaultName || !utf8.ValidString(name) {
+		return "", problem.BadRequest(problem.TypeInvalidRequest, "name must be 1 to 255 characters after trimming")
+	}
+	if strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return "", problem.BadRequest(problem.TypeInvalidRequest, "name must not contain control characters")
+	}
+	if utf8.RuneCountInString(in.Description) > maxDescriptionChars {
+		return "", problem.BadRequest(problem.TypeInvalidRequest, "description must be at most 1024 characters")
+	}
+	return name, nil
+}
+
 // CreateVault answers POST /v1/vaults. The name is trimmed, 1 to 255
 // characters and unique per organization (409); the vault's KEK is made in
 // the HSM before the vault row commits.
 func (h *Handlers) CreateVault(w http.ResponseWriter, r *http.Request) error {
-	var in vaultRequest
+	var in api.VaultCreate
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	if in.Name == nil {
-		return problem.BadRequest(problem.TypeInvalidRequest, "name is required")
-	}
-	name := strings.TrimSpace(*in.Name)
-	if n := utf8.RuneCountInString(name); n < 1 || n > maxVaultName || !utf8.ValidString(name) {
-		return problem.BadRequest(problem.TypeInvalidRequest, "name must be 1 to 255 characters after trimming")
-	}
-	if strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return problem.BadRequest(problem.TypeInvalidRequest, "name must not contain control characters")
-	}
-	if utf8.RuneCountInString(in.Description) > maxDescriptionChars {
-		return problem.BadRequest(problem.TypeInvalidRequest, "description must be at most 1024 characters")
+	name, err := vaultName(in)
+	if err != nil {
+		return err
 	}
 	if err := h.checkResource(r, metering.ResourceVaults, h.countVaults); err != nil {
 		return err
@@ -119,22 +115,29 @@ func (h *Handlers) GetVault(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("vault/" + id)
-	v, err := h.Vaults.GetVault(r.Context(), principal(r).OrgID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("vault")
-	}
+	v, _, err := h.visibleVault(r, id)
 	if err != nil {
 		return err
-	}
-	// Members and agents see only vaults where they hold an allow policy.
-	access, err := h.access(r, id)
-	if err != nil {
-		return err
-	}
-	if !access.holdsAllow() {
-		return problem.NotFound("vault")
 	}
 	return writeJSON(w, http.StatusOK, toVault(v))
+}
+
+// visibleVault returns the vault and the caller's access to it. Members and
+// agents see only vaults where they hold an allow policy: any other vault
+// answers 404 like a missing one.
+func (h *Handlers) visibleVault(r *http.Request, id string) (store.Vault, *accessCheck, error) {
+	v, err := h.Vaults.GetVault(r.Context(), principal(r).OrgID, id)
+	if err != nil {
+		return store.Vault{}, nil, err
+	}
+	access, err := h.access(r, id)
+	if err != nil {
+		return store.Vault{}, nil, err
+	}
+	if !access.holdsAllow() {
+		return store.Vault{}, nil, problem.NotFound("vault")
+	}
+	return v, access, nil
 }
 
 // DeleteVault answers DELETE /v1/vaults/{id}: the vault and its secrets.
@@ -146,9 +149,11 @@ func (h *Handlers) DeleteVault(w http.ResponseWriter, r *http.Request) error {
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("vault/" + id)
 	err = h.Vaults.DeleteVault(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("vault")
-	}
+	return noContent(w, err)
+}
+
+// noContent answers 204 unless err.
+func noContent(w http.ResponseWriter, err error) error {
 	if err != nil {
 		return err
 	}

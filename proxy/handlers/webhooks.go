@@ -3,121 +3,31 @@ package handlers
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
-	"github.com/opencustody/ocv/proxy/webhooks"
 )
 
-// Webhook limits (documented in api/openapi.yaml).
-const (
-	WebhookSecretPrefix   = "whsec_"
-	maxWebhookURL         = 2048
-	maxWebhookEvents      = 64
-	maxWebhookDescription = 1024
-	recentDeliveries      = 20
-)
-
-type webhookWrite struct {
-	URL         *string  `json:"url"`
-	Events      []string `json:"events"`
-	Description *string  `json:"description"`
-	IsActive    *bool    `json:"is_active"`
-}
-
-type deliveryResponse struct {
-	ID            string          `json:"id"`
-	EventID       string          `json:"event_id"`
-	Event         string          `json:"event"`
-	Status        string          `json:"status"`
-	Attempt       int             `json:"attempt"`
-	LastStatus    *int            `json:"last_status"`
-	LastError     *string         `json:"last_error"`
-	NextAttemptAt string          `json:"next_attempt_at"`
-	History       json.RawMessage `json:"history"`
-	CreatedAt     string          `json:"created_at"`
-	UpdatedAt     string          `json:"updated_at"`
-}
-
-type webhookResponse struct {
-	ID          string              `json:"id"`
-	URL         string              `json:"url"`
-	Events      []string            `json:"events"`
-	Description string              `json:"description"`
-	IsActive    bool                `json:"is_active"`
-	Secret      string              `json:"secret,omitempty"`
-	Deliveries  *[]deliveryResponse `json:"deliveries,omitempty"`
-	CreatedAt   string              `json:"created_at"`
-	UpdatedAt   string              `json:"updated_at"`
-}
-
-func toWebhook(w store.Webhook) webhookResponse {
-	return webhookResponse{ID: w.ID, URL: w.URL, Events: append([]string{}, w.Events...), Description: w.Description,
+func toWebhook(w store.Webhook) api.Webhook {
+	return api.Webhook{ID: w.ID, URL: w.URL, Events: append([]string{}, w.Events...), Description: w.Description,
 		IsActive: w.IsActive, CreatedAt: rfc3339(w.CreatedAt), UpdatedAt: rfc3339(w.UpdatedAt)}
 }
 
-// checkWebhookURL answers 400 invalid_url for a refused destination. The
-// detail names the rule, never the URL (it may carry credentials or tokens).
-func (h *Handlers) checkWebhookURL(raw string) error {
-	if len(raw) > maxWebhookURL {
-		return problem.BadRequest(problem.TypeInvalidURL, "url must be at most 2048 bytes")
-	}
-	err := webhooks.ValidateURL(raw, h.Webhooks)
-	if err == nil {
-		return nil
-	}
-	detail := "url is not an allowed webhook destination"
-	switch {
-	case errors.Is(err, webhooks.ErrUnsupportedScheme):
-		detail = "url must use http or https"
-	case errors.Is(err, webhooks.ErrUserinfo):
-		detail = "url must not carry user credentials"
-	case errors.Is(err, webhooks.ErrEmptyHost), errors.Is(err, webhooks.ErrInvalidHost), errors.Is(err, webhooks.ErrInvalidURL):
-		detail = "url is not a valid absolute http(s) URL with a host"
-	case errors.Is(err, webhooks.ErrForbiddenHost):
-		detail = "url names a local, internal or cloud metadata host"
-	case errors.Is(err, webhooks.ErrForbiddenAddress):
-		detail = "url points to a private, loopback, link-local, reserved or metadata address"
-	}
-	return problem.BadRequest(problem.TypeInvalidURL, detail)
-}
-
-func checkWebhookEvents(events []string) ([]string, error) {
-	if len(events) == 0 || len(events) > maxWebhookEvents {
-		return nil, problem.BadRequest(problem.TypeInvalidRequest, "events must name 1 to 64 event names")
-	}
-	seen := map[string]bool{}
-	out := make([]string, 0, len(events))
-	for _, e := range events {
-		if !webhooks.IsKnownEvent(e) {
-			return nil, problem.BadRequest(problem.TypeInvalidRequest, "events may hold only documented event names")
-		}
-		if !seen[e] {
-			seen[e] = true
-			out = append(out, e)
-		}
-	}
-	return out, nil
-}
-
-func checkDescription(d *string) error {
-	if d != nil && (len(*d) > maxWebhookDescription || !utf8.ValidString(*d)) {
-		return problem.BadRequest(problem.TypeInvalidRequest, "description must be valid UTF-8 of at most 1024 bytes")
-	}
-	return nil
+func toDelivery(d store.DeliveryRecord) api.WebhookDelivery {
+	return api.WebhookDelivery{ID: d.ID, EventID: d.EventID, Event: d.Event, Status: d.Status,
+		Attempt: d.Attempt, LastStatus: d.LastStatus, LastError: d.LastError, NextAttemptAt: rfc3339(d.NextAttemptAt),
+		History: d.History, CreatedAt: rfc3339(d.CreatedAt), UpdatedAt: rfc3339(d.UpdatedAt)}
 }
 
 // CreateWebhook answers POST /v1/webhooks. The signing secret is returned
 // here only.
 func (h *Handlers) CreateWebhook(w http.ResponseWriter, r *http.Request) error {
-	var in webhookWrite
+	var in api.WebhookCreate
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -181,9 +91,6 @@ func (h *Handlers) GetWebhook(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r)
 	auditlog.FromContext(r.Context()).SetResource("webhook/" + id)
 	hook, err := h.Hooks.GetWebhook(r.Context(), p.OrgID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("webhook")
-	}
 	if err != nil {
 		return err
 	}
@@ -192,11 +99,9 @@ func (h *Handlers) GetWebhook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := toWebhook(hook)
-	list := make([]deliveryResponse, 0, len(ds))
+	list := make([]api.WebhookDelivery, 0, len(ds))
 	for _, d := range ds {
-		list = append(list, deliveryResponse{ID: d.ID, EventID: d.EventID, Event: d.Event, Status: d.Status,
-			Attempt: d.Attempt, LastStatus: d.LastStatus, LastError: d.LastError, NextAttemptAt: rfc3339(d.NextAttemptAt),
-			History: d.History, CreatedAt: rfc3339(d.CreatedAt), UpdatedAt: rfc3339(d.UpdatedAt)})
+		list = append(list, toDelivery(d))
 	}
 	out.Deliveries = &list
 	return writeJSON(w, http.StatusOK, out)
@@ -209,7 +114,7 @@ func (h *Handlers) UpdateWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var in webhookWrite
+	var in api.WebhookPatch
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -244,9 +149,6 @@ func (h *Handlers) UpdateWebhook(w http.ResponseWriter, r *http.Request) error {
 		}
 		return nil
 	}, entry.Prepare(http.StatusOK))
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("webhook")
-	}
 	if err != nil {
 		return err
 	}
@@ -262,12 +164,5 @@ func (h *Handlers) DeleteWebhook(w http.ResponseWriter, r *http.Request) error {
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("webhook/" + id)
 	err = h.Hooks.DeleteWebhook(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("webhook")
-	}
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return noContent(w, err)
 }
