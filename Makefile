@@ -10,6 +10,10 @@ SHELL := /bin/bash
 
 # Go lives in /usr/local/go/bin on the dev and CI machines; PATH may not have it.
 export PATH := $(PATH):/usr/local/go/bin
+# go.mod names the toolchain (a Go release with the standard library's security fixes that
+# govulncheck asks for); `auto` fetches it once through the Go module proxy when the local Go is
+# older, whatever GOTOOLCHAIN the machine's Go defaults to (Debian's and go.dev's say `local`).
+export GOTOOLCHAIN := auto
 
 GO ?= go
 GOFMT ?= gofmt

@@ -2,6 +2,8 @@ module github.com/opencustody/ocv
 
 go 1.26.8
 
+toolchain go1.26.11
+
 require (
 	github.com/btcsuite/btcd v0.24.2
 	github.com/btcsuite/btcd/btcec/v2 v2.3.5

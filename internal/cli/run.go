@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/opencustody/ocv/api"
 )
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -189,7 +191,7 @@ func fetchVars(ctx context.Context, e *cmdEnv, vault string, prefixes []string, 
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
-		var s secretInfo
+		var s api.Secret
 		if err := json.Unmarshal(body, &s); err != nil || s.Value == nil {
 			return nil, fmt.Errorf("reading %s: the answer has no value", path)
 		}

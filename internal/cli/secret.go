@@ -20,9 +20,6 @@ import (
 // maxValueBytes is the API's value limit (api/openapi.yaml).
 const maxValueBytes = 512 << 10
 
-// secretInfo is a secret as the API answers it.
-type secretInfo = api.Secret
-
 // secretURL is the URL path of a secret, each segment percent-encoded.
 func secretURL(vaultID, path string) (string, error) {
 	esc, err := escapePath(path)
@@ -91,7 +88,7 @@ func secretPut(ctx context.Context, e *cmdEnv, args []string) error {
 	if e.g.json {
 		return rawJSON(e.stdout, body)
 	}
-	var s secretInfo
+	var s api.Secret
 	if err := json.Unmarshal(body, &s); err != nil {
 		return fmt.Errorf("decoding secret: %w", err)
 	}
@@ -180,7 +177,7 @@ func secretGet(ctx context.Context, e *cmdEnv, args []string) error {
 		}
 		return nil
 	}
-	var s secretInfo
+	var s api.Secret
 	if err := json.Unmarshal(body, &s); err != nil {
 		return fmt.Errorf("decoding secret: %w", err)
 	}
