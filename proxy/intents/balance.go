@@ -20,7 +20,7 @@ const maxBalanceTokens = 20
 // chain chainRef and the balances of tokens (up to 20 comma-separated
 // ERC-20 contracts; empty for none).
 func (s *Service) Balance(ctx context.Context, a store.Agent, chainRef, tokens string) (api.Balance, error) {
-	chain, err := s.EVMChain(ctx, chainRef)
+	chain, err := s.evmChain(ctx, chainRef)
 	if err != nil {
 		return api.Balance{}, err
 	}

@@ -68,8 +68,8 @@ func (s *Service) ForgetChains() {
 
 var errUnknownChain = problem.BadRequest(problem.TypeUnsupportedChain, "unknown chain; see GET /v1/chains")
 
-// EVMChain resolves an enabled EVM chain.
-func (s *Service) EVMChain(ctx context.Context, ref string) (store.Chain, error) {
+// evmChain resolves an enabled EVM chain.
+func (s *Service) evmChain(ctx context.Context, ref string) (store.Chain, error) {
 	c, err := s.cachedChain(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Chain{}, errUnknownChain
@@ -97,7 +97,7 @@ func (s *Service) signChain(ctx context.Context, ref json.RawMessage) (store.Cha
 			return store.Chain{}, err
 		}
 	}
-	return s.EVMChain(ctx, name)
+	return s.evmChain(ctx, name)
 }
 
 // txChain resolves the chain of a transaction request (chain_id, else
@@ -110,7 +110,7 @@ func (s *Service) txChain(ctx context.Context, in chainSelector) (store.Chain, e
 	if err != nil {
 		return store.Chain{}, err
 	}
-	return s.EVMChain(ctx, ref)
+	return s.evmChain(ctx, ref)
 }
 
 // chainSelector is the chain of a request: chain_id or its alias chain.
