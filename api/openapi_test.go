@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"maps"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -652,90 +653,124 @@ func TestSchemasMatchHandlerStructs(t *testing.T) {
 	require.ElementsMatch(t, types, doc.Components.Schemas["SecretType"].Value.Enum)
 }
 
-// viewKeys returns the JSON keys a handler function writes into map
-// literals and map assignments (out["k"] = ...), nested maps included.
-func viewKeys(t *testing.T, fn string) []string {
+// viewFields returns the JSON fields of response type typ: name, whether
+// it is left out when empty (omitempty), and its JSON schema type.
+func viewFields(t *testing.T, typ reflect.Type) map[string]viewField {
 	t.Helper()
-	files, err := filepath.Glob("../proxy/handlers/*.go")
-	require.NoError(t, err)
-	var keys []string
-	found := false
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
+	out := map[string]viewField{}
+	for f := range slices.Values(reflect.VisibleFields(typ)) {
+		tag, ok := f.Tag.Lookup("json")
+		require.True(t, ok || f.Anonymous, "%s.%s has a json tag", typ.Name(), f.Name)
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous || name == "-" {
 			continue
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
-		require.NoError(t, err)
-		for _, decl := range f.Decls {
-			fd, ok := decl.(*ast.FuncDecl)
-			if !ok || fd.Name.Name != fn || fd.Body == nil {
-				continue
-			}
-			found = true
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.CompositeLit:
-					if _, ok := n.Type.(*ast.MapType); !ok {
-						return true
-					}
-					for _, e := range n.Elts {
-						if kv, ok := e.(*ast.KeyValueExpr); ok {
-							if lit, ok := kv.Key.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-								keys = append(keys, mustUnquote(t, lit.Value))
-							}
-						}
-					}
-				case *ast.AssignStmt:
-					for _, l := range n.Lhs {
-						if ix, ok := l.(*ast.IndexExpr); ok {
-							if lit, ok := ix.Index.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-								keys = append(keys, mustUnquote(t, lit.Value))
-							}
-						}
-					}
-				}
-				return true
-			})
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
 		}
+		out[name] = viewField{omitEmpty: strings.Contains(opts, "omitempty"), jsonType: jsonTypeOf(ft)}
 	}
-	require.True(t, found, "handlers declare %s", fn)
-	slices.Sort(keys)
-	return slices.Compact(keys)
+	return out
 }
 
-// TestSchemasMatchHandlerViews checks the response schemas of the Intents
-// API, whose handlers answer maps, against the keys those maps get.
+type viewField struct {
+	omitEmpty bool
+	jsonType  string
+}
+
+func jsonTypeOf(t reflect.Type) string {
+	if t == reflect.TypeFor[json.RawMessage]() {
+		return "" // any JSON value, read by the proxy
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.String:
+		return "string"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	default:
+		return "object"
+	}
+}
+
+// schemaFields returns the properties of schema name (its allOf parts
+// included): whether each is required, and its type ("" when untyped).
+func schemaFields(t *testing.T, doc *openapi3.T, name string) map[string]viewField {
+	t.Helper()
+	ref := doc.Components.Schemas[name]
+	require.NotNil(t, ref, name)
+	out := map[string]viewField{}
+	parts := append([]*openapi3.SchemaRef{ref}, ref.Value.AllOf...)
+	for _, s := range parts {
+		for prop, ps := range s.Value.Properties {
+			typ := "" // untyped, or one of several types
+			if ps.Value.Type != nil && len(*ps.Value.Type) == 1 {
+				typ = (*ps.Value.Type)[0]
+			}
+			out[prop] = viewField{omitEmpty: true, jsonType: typ}
+		}
+	}
+	for _, s := range parts {
+		for _, req := range s.Value.Required {
+			f := out[req]
+			f.omitEmpty = false
+			out[req] = f
+		}
+	}
+	return out
+}
+
+// TestSchemasMatchHandlerViews checks the response types of the Intents
+// API, which the handlers answer, against their schemas field by field:
+// the same JSON names, a required property never left out (no
+// omitempty), an optional one left out when unset (omitempty), and the
+// same JSON type.
 func TestSchemasMatchHandlerViews(t *testing.T) {
 	doc := loadDoc(t, YAML())
 	tests := map[string]struct {
-		fn      string
-		schemas []string
-		exact   bool // the function writes the whole object
+		value  any
+		schema string
 	}{
-		"signing key":         {"signingKeyView", []string{"SigningKey"}, true},
-		"rotated signing key": {"RotateSigningKey", []string{"SigningKeyRotated"}, false},
-		"transaction":         {"transactionView", []string{"Transaction"}, true},
-		"transaction intent":  {"signView", []string{"SignedTransactionIntent"}, false},
-		"signature":           {"signatureView", []string{"SignatureResult"}, true},
-		"simulation":          {"simulationView", []string{"SimulationResult", "BalanceChange"}, true},
-		"simulation bundle":   {"SimulateBundle", []string{"SimulationBundleResult"}, true},
-		"balance":             {"SigningKeyBalance", []string{"Balance", "NativeBalance", "TokenBalance"}, true},
+		"signing key":            {SigningKey{}, "SigningKey"},
+		"signing key list":       {List[SigningKey]{}, "SigningKeyList"},
+		"rotated signing key":    {SigningKeyRotated{}, "SigningKeyRotated"},
+		"transaction":            {Transaction{}, "Transaction"},
+		"transaction list":       {List[Transaction]{}, "TransactionList"},
+		"transaction intent":     {SignedTransactionIntent{}, "SignedTransactionIntent"},
+		"signature":              {SignatureResult{}, "SignatureResult"},
+		"simulation":             {SimulationResult{}, "SimulationResult"},
+		"balance change":         {BalanceChange{}, "BalanceChange"},
+		"simulation bundle":      {SimulationBundleResult{}, "SimulationBundleResult"},
+		"balance":                {Balance{}, "Balance"},
+		"native balance":         {NativeBalance{}, "NativeBalance"},
+		"token balance":          {TokenBalance{}, "TokenBalance"},
+		"signing key create":     {SigningKeyCreate{}, "SigningKeyCreate"},
+		"signing key import":     {SigningKeyImport{}, "SigningKeyImport"},
+		"transaction request":    {TransactionRequest{}, "TransactionRequest"},
+		"sign intent request":    {SignIntentRequest{}, "SignIntentRequest"},
+		"access tuple":           {AccessTuple{}, "AccessTuple"},
+		"eip-7702 authorization": {Authorization{}, "Authorization"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			var props []string
-			for _, s := range tc.schemas {
-				props = append(props, schemaProps(t, doc, s)...)
-			}
-			slices.Sort(props)
-			props = slices.Compact(props)
-			keys := viewKeys(t, tc.fn)
-			if tc.exact {
-				require.Equal(t, props, keys, "%s documents %s", tc.schemas, tc.fn)
-				return
-			}
-			for _, k := range keys {
-				require.Contains(t, props, k, "%s documents %s", tc.schemas, tc.fn)
+			got := viewFields(t, reflect.TypeOf(tc.value))
+			want := schemaFields(t, doc, tc.schema)
+			require.ElementsMatch(t, slices.Collect(maps.Keys(want)), slices.Collect(maps.Keys(got)), "%s documents the fields", tc.schema)
+			request := strings.HasSuffix(tc.schema, "Create") || strings.HasSuffix(tc.schema, "Import") ||
+				strings.HasSuffix(tc.schema, "Request") || tc.schema == "AccessTuple" || tc.schema == "Authorization"
+			for prop, w := range want {
+				g := got[prop]
+				if !request {
+					require.Equal(t, w.omitEmpty, g.omitEmpty, "%s.%s: omitempty iff optional", tc.schema, prop)
+				}
+				if w.jsonType != "" && g.jsonType != "" && !(w.jsonType == "number" && g.jsonType == "integer") {
+					require.Equal(t, w.jsonType, g.jsonType, "%s.%s: JSON type", tc.schema, prop)
+				}
 			}
 		})
 	}

@@ -283,6 +283,14 @@ func TestIntentsTransactionsOnARealEVM(t *testing.T) {
 			http.StatusForbidden, "forbidden")
 		// Another agent's keys are not reachable.
 		requireProblem(t, e.s.Do("GET", "/v1/agents/"+id+"/signing-keys", e.agent, nil), http.StatusNotFound, "not_found")
+		// Nor is a transaction of theirs (or none at all): "transaction not found".
+		missing := e.s.Do("GET", e.path("/transactions/0190f1a2-0000-7000-8000-00000000dead"), e.agent, nil)
+		requireProblem(t, missing, http.StatusNotFound, "not_found")
+		require.Equal(t, "transaction not found", missing.JSON(t)["detail"])
+		// The signing routes of another agent answer like a missing agent.
+		other := e.s.Do("POST", "/v1/agents/"+id+"/sign", e.agent, map[string]any{"intent_type": "personal_sign", "message": "x"})
+		requireProblem(t, other, http.StatusNotFound, "not_found")
+		require.Equal(t, "agent not found", other.JSON(t)["detail"])
 	})
 }
 

@@ -90,6 +90,11 @@ func TestSigningKeys(t *testing.T) {
 		r := s.Do("DELETE", path+"/xrp", owner.Token, nil)
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 		require.Equal(t, "deleted", r.JSON(t)["status"])
-		requireProblem(t, s.Do("GET", path+"/xrp", owner.Token, nil), http.StatusNotFound, "not_found")
+		// The store names what is missing: the answers did not change.
+		for _, method := range []string{"GET", "DELETE"} {
+			gone := s.Do(method, path+"/xrp", owner.Token, nil)
+			requireProblem(t, gone, http.StatusNotFound, "not_found")
+			require.Equal(t, "signing key not found", gone.JSON(t)["detail"], method)
+		}
 	})
 }

@@ -246,9 +246,7 @@ func (f *fakeAPI) serveAgents(w http.ResponseWriter, r *http.Request) {
 	}
 	switch route {
 	case "GET /signing-keys":
-		f.reply(w, 200, map[string]any{"items": []map[string]any{{"agent_id": fakeAgentID, "chain": "ethereum",
-			"address": "0x00000000000000000000000000000000000000A1", "curve": "secp256k1", "version": 1}},
-			"next_cursor": nil})
+		f.reply(w, 200, fakeSigningKeys())
 	case "GET /transactions", "GET /signing-keys/base/balance", "GET /signing-keys/8453/balance",
 		"POST /sign", "POST /transactions", "POST /transactions/sign", "POST /transactions/simulate":
 		f.reply(w, 200, map[string]any{"route": route})

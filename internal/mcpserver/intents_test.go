@@ -10,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/api"
 )
 
 // maxUint256 is larger than any float64 integer: it reaches the API exactly
@@ -20,6 +22,12 @@ const (
 	addrA = "0x00000000000000000000000000000000000000b2"
 	addrB = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 )
+
+// fakeSigningKeys is the fake API's answer to GET .../signing-keys.
+func fakeSigningKeys() api.List[api.SigningKey] {
+	return api.List[api.SigningKey]{Items: []api.SigningKey{{AgentID: fakeAgentID, Chain: "ethereum",
+		Address: "0x00000000000000000000000000000000000000A1", Curve: "secp256k1", Version: 1, KeyVersion: 1, Status: "active"}}}
+}
 
 // decodeExact decodes JSON keeping numbers as their text.
 func decodeExact(t *testing.T, b []byte) any {

@@ -145,7 +145,7 @@ func (s *Store) GetAgentTx(ctx context.Context, orgID, agentID, id string) (Agen
 	t, err := scanAgentTx(s.pool.QueryRow(ctx, `SELECT `+agentTxColumns+` FROM agent_transactions
 		WHERE org_id = $1 AND agent_id = $2 AND id = $3`, orgID, agentID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return AgentTx{}, fmt.Errorf("transaction %s: %w", id, ErrNotFound)
+		return AgentTx{}, fmt.Errorf("transaction %s: %w", id, NotFound("transaction"))
 	}
 	if err != nil {
 		return AgentTx{}, fmt.Errorf("reading transaction: %w", err)

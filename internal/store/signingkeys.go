@@ -43,13 +43,13 @@ func scanSigningKey(row pgx.Row) (SigningKey, error) {
 	return k, err
 }
 
-// ActiveSigningKey returns the agent's active key for chain; ErrNotFound
-// when there is none.
+// ActiveSigningKey returns the agent's active key for chain; a not-found
+// naming the signing key (matching ErrNotFound) when there is none.
 func (s *Store) ActiveSigningKey(ctx context.Context, orgID, agentID, chain string) (SigningKey, error) {
 	k, err := scanSigningKey(s.pool.QueryRow(ctx, `SELECT `+signingKeyColumns+` FROM signing_keys
 		WHERE org_id = $1 AND agent_id = $2 AND chain = $3 AND status = 'active'`, orgID, agentID, chain))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return SigningKey{}, fmt.Errorf("signing key %s: %w", chain, ErrNotFound)
+		return SigningKey{}, fmt.Errorf("signing key %s: %w", chain, NotFound("signing key"))
 	}
 	if err != nil {
 		return SigningKey{}, fmt.Errorf("reading signing key: %w", err)
@@ -136,7 +136,7 @@ func (s *Store) AddSigningKey(ctx context.Context, k SigningKey, rotate bool, ev
 }
 
 // DeleteSigningKey deactivates the agent's active key for chain, with ev;
-// ErrNotFound when there is none.
+// a not-found naming the signing key when there is none.
 func (s *Store) DeleteSigningKey(ctx context.Context, orgID, agentID, chain string, ev *auditchain.Event) (SigningKey, error) {
 	var out SigningKey
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -145,7 +145,7 @@ func (s *Store) DeleteSigningKey(ctx context.Context, orgID, agentID, chain stri
 			WHERE org_id = $1 AND agent_id = $2 AND chain = $3 AND status = 'active' RETURNING `+signingKeyColumns,
 			orgID, agentID, chain))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("deleting signing key %s: %w", chain, ErrNotFound)
+			return fmt.Errorf("deleting signing key %s: %w", chain, NotFound("signing key"))
 		}
 		if err != nil {
 			return fmt.Errorf("deleting signing key: %w", err)

@@ -40,7 +40,7 @@ func (s *Store) SigningPartyOf(ctx context.Context, orgID, agentID, chain string
 		&a.TokensValidAfter, &a.CreatedBy, &a.CreatedAt, &a.UpdatedAt,
 		&k.Version, &k.Curve, &k.PublicKey, &k.Address, &k.Imported, &keyCreated, &p.GuardrailSet, &p.GuardrailMAC)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return SigningParty{}, fmt.Errorf("agent %s: %w", agentID, ErrNotFound)
+		return SigningParty{}, fmt.Errorf("agent %s: %w", agentID, NotFound("agent"))
 	}
 	if err != nil {
 		return SigningParty{}, fmt.Errorf("reading signing party: %w", err)

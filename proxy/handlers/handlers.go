@@ -12,6 +12,7 @@ import (
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/intents"
 	"github.com/opencustody/ocv/proxy/mail"
 	"github.com/opencustody/ocv/proxy/metering"
 	"github.com/opencustody/ocv/proxy/webhooks"
@@ -101,17 +102,24 @@ type Deps struct {
 	// Tiers are the configured tier limits that the admin limits route
 	// reports; nil means metering.DefaultTiers().
 	Tiers metering.Tiers
+	// Intents is the Intents API's service; nil makes New build it over
+	// Keys, Txs, Admin, Enclave and Chains.
+	Intents *intents.Service
 }
 
 // Handlers serves every route of the API.
 type Handlers struct {
 	Deps
 	keyTokens keyTokenCache
-	chains    chainCache
 }
 
 // New returns the handlers over d.
-func New(d Deps) *Handlers { return &Handlers{Deps: d} }
+func New(d Deps) *Handlers {
+	if d.Intents == nil {
+		d.Intents = intents.New(intents.Config{Keys: d.Keys, Txs: d.Txs, Chains: d.Admin, Enclave: d.Enclave, Dialer: d.Chains})
+	}
+	return &Handlers{Deps: d}
+}
 
 // writeJSON sends v with status.
 func writeJSON(w http.ResponseWriter, status int, v any) error {

@@ -2,46 +2,14 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"math/big"
 	"net/http"
-	"strings"
-	"time"
 
 	"github.com/opencustody/ocv/api/problem"
-	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
-	"github.com/opencustody/ocv/policy"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/intents"
 )
-
-// evmDecimals is the number of decimals of an EVM chain's native asset.
-const evmDecimals = 18
-
-// guardrailsOf parses the agent's stored guardrail fields for the day's
-// limits. A stored value that no longer parses denies (fail closed).
-func guardrailsOf(a store.Agent) (policy.Guardrails, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(guardrailsOrEmptyJSON(a.Guardrails), &fields); err != nil {
-		return policy.Guardrails{}, errUnreadableGuardrails
-	}
-	g, err := policy.ParseGuardrails(fields)
-	if err != nil {
-		return policy.Guardrails{}, errUnreadableGuardrails
-	}
-	return g, nil
-}
-
-var errUnreadableGuardrails = problem.Guardrail(policy.GuardrailDecode, "the agent's guardrails could not be read")
-
-func guardrailsOrEmptyJSON(b []byte) []byte {
-	if len(b) == 0 {
-		return []byte("{}")
-	}
-	return b
-}
 
 // signingParty reads, in one query, the agent of the {id} path parameter
 // (the caller itself), its active ethereum key and its transaction rules.
@@ -57,105 +25,70 @@ func (h *Handlers) signingParty(r *http.Request) (store.SigningParty, error) {
 	}
 	party, err := h.Keys.SigningPartyOf(r.Context(), p.OrgID, id, "ethereum")
 	if err != nil {
-		return store.SigningParty{}, agentNotFound(err)
+		return store.SigningParty{}, err
 	}
 	if party.Agent.Status != store.AgentActive {
 		return store.SigningParty{}, problem.NotFound("agent")
 	}
 	if party.Key.Version == 0 {
-		return store.SigningParty{}, errNoEthereumKey
+		return store.SigningParty{}, intents.ErrNoEthereumKey
 	}
 	return party, nil
 }
 
-var errNoEthereumKey = problem.New(http.StatusNotFound, problem.TypeNotFound,
-	"the agent has no ethereum signing key; create one with POST /v1/agents/{id}/signing-keys")
-
-// signRequest is one sign intent on its way to the enclave.
-type signRequest struct {
-	party   store.SigningParty
-	chain   store.Chain
-	kind    string
-	payload []byte
-	// counters are the day's counters before this request (transactions).
-	counters   store.TxCounters
-	tokenKnown bool
+// agentOf checks that the caller may act on agent id: a human of its
+// organization (the agent must exist), or the agent itself. Anything else
+// answers 404, like a missing agent.
+func (h *Handlers) agentOf(r *http.Request) (store.Agent, error) {
+	id, err := pathID(r, "id", "agent")
+	if err != nil {
+		return store.Agent{}, err
+	}
+	p := principal(r)
+	if p.Type == auth.PrincipalAgent && p.ID != id {
+		return store.Agent{}, problem.NotFound("agent")
+	}
+	a, err := h.Agents.GetAgent(r.Context(), p.OrgID, id)
+	if err != nil {
+		return store.Agent{}, agentNotFound(err)
+	}
+	if a.Status != store.AgentActive {
+		return store.Agent{}, problem.NotFound("agent")
+	}
+	return a, nil
 }
 
-// enclaveSign sends req to the enclave and turns a guardrail refusal into
-// its 403 problem.
-func (h *Handlers) enclaveSign(r *http.Request, req signRequest) (wire.SignIntentResponse, error) {
-	ctx := r.Context()
-	if len(req.party.GuardrailMAC) == 0 {
-		return wire.SignIntentResponse{}, errGuardrailsUnsealed
+// errGuardrailsUnsealed answers a sign intent while the agent's guardrail
+// set is not sealed (a change whose sealing failed).
+var errGuardrailsUnsealed = problem.New(http.StatusConflict, "guardrails_unsealed",
+	"the agent's guardrails changed and the enclave has not sealed them; PATCH /v1/agents/{id} (an empty object will do) to seal them again")
+
+// intentErr is the answer to an error of the intents service.
+func intentErr(err error) error {
+	if errors.Is(err, intents.ErrGuardrailsUnsealed) {
+		return errGuardrailsUnsealed
 	}
-	sc := wire.SignContext{Chain: req.chain.ID, ChainID: uint64(req.chain.ChainID),
-		TokenKnown: req.tokenKnown, Counters: wire.SignCounters{CountToday: req.counters.CountToday,
-			CountTodayChain: req.counters.CountTodayChain}}
-	if req.counters.SpentTodayChain != nil {
-		sc.Counters.SpentTodayChain = req.counters.SpentTodayChain.String()
-	}
-	scJSON, err := json.Marshal(sc)
-	if err != nil {
-		return wire.SignIntentResponse{}, fmt.Errorf("encoding sign context: %w", err)
-	}
+	return err
+}
+
+// callerToken is the access token the enclave checks for the request's
+// caller.
+func (h *Handlers) callerToken(ctx context.Context) (string, error) {
 	c, err := h.caller(ctx)
+	return c.Token, err
+}
+
+// resealAfterChange seals the agent's guardrails after a change made by
+// the request's human caller; failures leave the agent unable to sign
+// (fail closed) and are not the request's failure.
+func (h *Handlers) resealAfterChange(r *http.Request, orgID, agentID string) {
+	token, err := h.callerToken(r.Context())
 	if err != nil {
-		return wire.SignIntentResponse{}, err
+		return
 	}
-	a, key := req.party.Agent, req.party.Key
-	resp, err := h.Enclave.SignIntent(ctx, wire.SignIntentRequest{Token: c.Token, OrgID: a.OrgID, AgentID: a.ID,
-		Chain: key.Chain, KeyVersion: uint32(key.Version), Kind: req.kind, Payload: req.payload, Context: scJSON,
-		GuardrailSet: req.party.GuardrailSet, GuardrailMAC: req.party.GuardrailMAC})
-	switch {
-	case errors.Is(err, wire.ErrBadRequest):
-		return wire.SignIntentResponse{}, problem.BadRequest(problem.TypeInvalidRequest, "the enclave refused the request as malformed: "+enclaveDetail(err))
-	case errors.Is(err, wire.ErrForbidden):
-		return wire.SignIntentResponse{}, problem.New(http.StatusForbidden, problem.TypeForbidden,
-			"the enclave refused to sign: the caller's token or the agent's sealed guardrail set did not verify")
-	case err != nil:
-		return wire.SignIntentResponse{}, err
-	}
-	if resp.Denied != "" {
-		return wire.SignIntentResponse{}, problem.Guardrail(resp.Denied, guardrailDetail(resp.Denied, resp.Detail))
-	}
-	return resp, nil
+	_ = h.Intents.SealAgentGuardrails(context.WithoutCancel(r.Context()), orgID, agentID, token)
 }
 
-// enclaveDetail is the enclave's reason for a bad request, without the
-// wire prefix.
-func enclaveDetail(err error) string {
-	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
-		return s[i+2:]
-	}
-	return s
-}
-
-func guardrailDetail(name, detail string) string {
-	if detail == "" {
-		return "denied by the agent's " + name + " guardrail"
-	}
-	return "denied by the agent's " + name + " guardrail: " + detail
-}
-
-// reserveDay counts a transaction of value on the agent's day counters
-// within its daily limits, before it is signed.
-func (h *Handlers) reserveDay(ctx context.Context, a store.Agent, g policy.Guardrails, chain string, value *big.Int, now time.Time) (store.TxCounters, error) {
-	maxDay, maxDayChain, dailyValue := g.DailyLimits(chain, evmDecimals)
-	before, denied, err := h.Txs.ReserveTx(ctx, a.OrgID, a.ID, chain, now, value,
-		store.TxLimits{MaxPerDay: maxDay, MaxPerDayChain: maxDayChain, DailyValue: dailyValue})
-	if err != nil {
-		return store.TxCounters{}, err
-	}
-	switch denied {
-	case "":
-		return before, nil
-	case store.DeniedMaxPerDayChain:
-		return store.TxCounters{}, problem.Guardrail(policy.GuardrailPerChain, "the per-chain max_per_day of today is reached")
-	case store.DeniedMaxPerDay:
-		return store.TxCounters{}, problem.Guardrail(policy.GuardrailMaxPerDay, "today's transaction count limit is reached (UTC day)")
-	default:
-		return store.TxCounters{}, problem.Guardrail(policy.GuardrailDailyLimit, "today's value limit would be exceeded (UTC day)")
-	}
-}
+// forgetChains drops the intents service's cached chains (after a registry
+// change on this replica).
+func (h *Handlers) forgetChains() { h.Intents.ForgetChains() }

@@ -12,9 +12,11 @@ import (
 
 	"github.com/btcsuite/btcd/btcutil"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/intents"
 	"github.com/opencustody/ocv/proxy/metering"
 )
 
@@ -25,10 +27,6 @@ const AuthConfirmHeader = "X-Auth-Confirm"
 // maxImportKeyLen bounds an imported key's text form.
 const maxImportKeyLen = 256
 
-type importSigningKeyRequest struct {
-	PrivateKey *string `json:"private_key"`
-}
-
 // ImportSigningKey answers POST /v1/agents/{id}/signing-keys/{chain}/import
 // (humans, X-Auth-Confirm): an existing private key in hex, base64 or WIF
 // goes into the HSM and becomes the agent's active key for the chain (an
@@ -38,14 +36,14 @@ func (h *Handlers) ImportSigningKey(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	chain, err := h.keyChain(r, r.PathValue("chain"))
+	chain, err := h.Intents.KeyChain(r.Context(), r.PathValue("chain"))
 	if err != nil {
 		return err
 	}
 	if err := h.confirmReauth(w, r); err != nil {
 		return err
 	}
-	var in importSigningKeyRequest
+	var in api.SigningKeyImport
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -70,7 +68,7 @@ func (h *Handlers) ImportSigningKey(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, signingKeyView(k))
+	return writeJSON(w, http.StatusOK, intents.SigningKeyOf(k))
 }
 
 var errBadImportKey = problem.BadRequest(problem.TypeInvalidRequest,

@@ -1,4 +1,4 @@
-package handlers
+package intents
 
 import (
 	"crypto/ed25519"

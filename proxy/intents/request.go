@@ -1,100 +1,21 @@
-package handlers
+package intents
 
 import (
-	"bytes"
 	"encoding/json"
 	"math/big"
-	"net/http"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/chain/evm"
 )
 
-// quantity is a JSON number or string ("0x" hex or decimal) kept as text.
-type quantity string
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (q *quantity) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*q = quantity(s)
-		return nil
-	}
-	var n json.Number
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&n); err != nil {
-		return err
-	}
-	*q = quantity(n.String())
-	return nil
-}
-
-// apiTx is the spec's Transaction request as the API takes it for EVM
-// chains. Fields of other chains' transactions are named so that they get
-// a clear 400 rather than an unknown-field error.
-type apiTx struct {
-	ChainID json.RawMessage `json:"chain_id"`
-	Chain   json.RawMessage `json:"chain"`
-	Type    *uint8          `json:"type"`
-	To      string          `json:"to"`
-	Value   quantity        `json:"value"`
-	Data    string          `json:"data"`
-	Gas     *uint64         `json:"gas"`
-	// GasLimit is an alias of Gas.
-	GasLimit             *uint64             `json:"gas_limit"`
-	GasPrice             quantity            `json:"gas_price"`
-	MaxFeePerGas         quantity            `json:"max_fee_per_gas"`
-	MaxPriorityFeePerGas quantity            `json:"max_priority_fee_per_gas"`
-	MaxFeePerBlobGas     quantity            `json:"max_fee_per_blob_gas"`
-	Nonce                *uint64             `json:"nonce"`
-	AccessList           []evm.AccessTuple   `json:"access_list"`
-	BlobVersionedHashes  []string            `json:"blob_versioned_hashes"`
-	AuthorizationList    []evm.Authorization `json:"authorization_list"`
-	SimulateFirst        bool                `json:"simulate_first"`
-	SigningKeyPath       *string             `json:"signing_key_path"`
-	TokenMint            string              `json:"token_mint"`
-	TokenDecimals        *int                `json:"token_decimals"`
-	TreasuryID           *string             `json:"treasury_id"`
-	Mode                 *string             `json:"mode"`
-
-	DestinationTag     json.RawMessage `json:"destination_tag"`
-	Memo               json.RawMessage `json:"memo"`
-	FeeRateSatPerVbyte json.RawMessage `json:"fee_rate_sat_per_vbyte"`
-	FeeLimitSun        json.RawMessage `json:"fee_limit_sun"`
-	TTL                json.RawMessage `json:"ttl"`
-	XRPLTxJSON         json.RawMessage `json:"xrpl_tx_json"`
-}
-
-// parseAPITx decodes one transaction request strictly.
-func parseAPITx(raw json.RawMessage) (apiTx, error) {
-	var t apiTx
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&t); err != nil {
-		return apiTx{}, problem.BadRequest(problem.TypeInvalidRequest, "malformed transaction: "+describeJSONError(err))
-	}
-	if dec.More() {
-		return apiTx{}, problem.BadRequest(problem.TypeInvalidRequest, "malformed transaction: trailing data")
-	}
-	return t, t.checkEVM()
-}
-
-// readAPITx reads a request body that is one transaction request.
-func readAPITx(r *http.Request) (apiTx, error) {
-	body, err := readJSONBody(r)
-	if err != nil {
-		return apiTx{}, err
-	}
-	return parseAPITx(body)
-}
-
-// checkEVM refuses what an EVM transaction cannot carry.
-func (t *apiTx) checkEVM() error {
+// CheckTransaction refuses what an EVM transaction cannot carry, and
+// makes gas_limit the gas when gas is absent.
+func CheckTransaction(t *api.TransactionRequest) error {
 	for name, v := range map[string]json.RawMessage{"destination_tag": t.DestinationTag, "memo": t.Memo,
 		"fee_rate_sat_per_vbyte": t.FeeRateSatPerVbyte, "fee_limit_sun": t.FeeLimitSun, "ttl": t.TTL,
 		"xrpl_tx_json": t.XRPLTxJSON} {
@@ -115,31 +36,30 @@ func (t *apiTx) checkEVM() error {
 }
 
 // hasFees reports whether the request sets its own fees.
-func (t *apiTx) hasFees() bool {
+func hasFees(t api.TransactionRequest) bool {
 	return t.GasPrice != "" || t.MaxFeePerGas != "" || t.MaxPriorityFeePerGas != ""
 }
 
 // txPlan is a transaction request turned into what the enclave signs,
 // before nonce, gas and fees are filled in.
 type txPlan struct {
-	req          evm.TxRequest
-	value        *big.Int // native value, wei
-	token        string   // token contract when the server built the transfer
-	tokenAmount  *big.Int
-	to           common.Address
-	data         []byte
-	hasTo        bool
-	tokenDecimal int
+	req         evm.TxRequest
+	value       *big.Int // native value, wei
+	token       string   // token contract when the server built the transfer
+	tokenAmount *big.Int
+	to          common.Address
+	data        []byte
+	hasTo       bool
 }
 
 // plan builds the evm request: for token_mint, ERC-20 transfer calldata
 // with value as the token amount (hex base units, or decimal major units
 // scaled by token_decimals, else by the registry's decimals).
-func (t *apiTx) plan(chainID uint64, registryDecimals func(token string) (int, bool)) (txPlan, error) {
+func plan(t api.TransactionRequest, chainID uint64, registryDecimals func(token string) (int, bool)) (txPlan, error) {
 	p := txPlan{req: evm.TxRequest{ChainID: chainID, Type: t.Type, Nonce: t.Nonce, Gas: t.Gas,
 		GasPrice: string(t.GasPrice), MaxFeePerGas: string(t.MaxFeePerGas), MaxPriorityFeePerGas: string(t.MaxPriorityFeePerGas),
-		MaxFeePerBlobGas: string(t.MaxFeePerBlobGas), AccessList: t.AccessList, BlobVersionedHashes: t.BlobVersionedHashes,
-		AuthorizationList: t.AuthorizationList}}
+		MaxFeePerBlobGas: string(t.MaxFeePerBlobGas), AccessList: convert(t.AccessList, toEVMTuple),
+		BlobVersionedHashes: t.BlobVersionedHashes, AuthorizationList: convert(t.AuthorizationList, toEVMAuth)}}
 	bad := func(detail string) (txPlan, error) {
 		return txPlan{}, problem.BadRequest(problem.TypeInvalidRequest, detail)
 	}
@@ -218,3 +138,20 @@ func tokenAmount(v string, decimals *int, registry func() (int, bool)) (*big.Int
 	}
 	return n, nil
 }
+
+// convert maps a list of the contract's shapes to the codec's, keeping an
+// absent list absent.
+func convert[T, U any](in []T, f func(T) U) []U {
+	if in == nil {
+		return nil
+	}
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
+
+func toEVMTuple(t api.AccessTuple) evm.AccessTuple { return evm.AccessTuple(t) }
+
+func toEVMAuth(a api.Authorization) evm.Authorization { return evm.Authorization(a) }
