@@ -7,6 +7,7 @@ import (
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/chainrpc"
 	"github.com/opencustody/ocv/proxy/handlers"
+	"github.com/opencustody/ocv/proxy/intents"
 	"github.com/opencustody/ocv/proxy/mail"
 	"github.com/opencustody/ocv/proxy/metering"
 )
@@ -22,5 +23,6 @@ func newHandlers(cfg proxy.Config, db *store.Store, enclave proxy.EnclaveAdapter
 	return handlers.New(handlers.Deps{Vaults: db, Accounts: db, Agents: db, Policies: db, Orgs: db, Shares: db,
 		Hooks: db, Admin: db, Keys: db, Txs: db, Pinger: db, Enclave: enclave, Minter: minter,
 		Verifier: verifier, OpenAPI: openapi, Identity: cfg.IdentityConfig(), Mailer: mailer, IPRulesChanged: ipRules.Invalidate,
-		Webhooks: cfg.WebhookOptions(), Metering: meter, Resources: db, Tiers: cfg.Metering.Tiers, Chains: chains}), nil
+		Webhooks: cfg.WebhookOptions(), Metering: meter, Resources: db, Tiers: cfg.Metering.Tiers, Chains: chains,
+		Intents: intents.New(intents.Config{Keys: db, Txs: db, Chains: db, Enclave: enclave, Dialer: chains})}), nil
 }
