@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"golang.org/x/crypto/ripemd160" //nolint:staticcheck // XRPL account ids are defined with RIPEMD-160; there is no substitute.
+	//lint:ignore SA1019 XRPL account ids are defined with RIPEMD-160; there is no substitute.
+	"golang.org/x/crypto/ripemd160"
 )
 
 const (

@@ -5,8 +5,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const vaultIDDoc = "vault id; defaults to the server's configured vault"
-
 type noArgs struct{}
 
 type listSecretsArgs struct {
