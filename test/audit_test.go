@@ -40,6 +40,16 @@ func TestAuditChain(t *testing.T) {
 		require.NotContains(t, string(r.Body), "e2e-value")
 	})
 
+	// A write records its event in its own transaction, and the audit
+	// middleware must not record it a second time.
+	t.Run("every write is one event", func(t *testing.T) {
+		for action, want := range map[string]int{"vault.create": 1, "secret.write": 5, "auth.signup": 1} {
+			r := s.Do("GET", "/v1/audit/events?action="+action+"&limit=500", me.Token, nil)
+			require.Equal(t, http.StatusOK, r.Status)
+			require.Len(t, r.JSON(t)["items"].([]any), want, action)
+		}
+	})
+
 	// Wait for the sealer to chain everything so far.
 	waitSealed(t, s, me.Token)
 

@@ -121,6 +121,9 @@ func (s *Store) putOptimistic(ctx context.Context, in Secret, seal SealFunc, ev 
 	case err != nil:
 		return Secret{}, false, false, fmt.Errorf("writing secret: %w", err)
 	}
+	if record {
+		markStored(e) // the statement committed with its audit event
+	}
 	return out, created, true, nil
 }
 

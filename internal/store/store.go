@@ -68,11 +68,16 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 		return fmt.Errorf("committing: %w", err)
 	}
 	for _, ev := range atx.events {
-		if ev.OnStored != nil {
-			ev.OnStored()
-		}
+		markStored(ev)
 	}
 	return nil
+}
+
+// markStored tells ev that the transaction that inserted it committed.
+func markStored(ev *auditchain.Event) {
+	if ev.OnStored != nil {
+		ev.OnStored()
+	}
 }
 
 // auditedTx is a transaction that remembers the audit events inserted in
