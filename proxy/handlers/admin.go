@@ -3,19 +3,13 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 )
 
-type adminUser struct {
-	ID           string  `json:"id"`
-	Email        string  `json:"email"`
-	PlatformRole *string `json:"platform_role"`
-	CreatedAt    string  `json:"created_at"`
-}
-
-func toAdminUser(u store.User) adminUser {
-	out := adminUser{ID: u.ID, Email: u.Email, CreatedAt: rfc3339(u.CreatedAt)}
+func toAdminUser(u store.User) api.AdminUser {
+	out := api.AdminUser{ID: u.ID, Email: u.Email, CreatedAt: rfc3339(u.CreatedAt)}
 	if u.PlatformRole != "" {
 		out.PlatformRole = &u.PlatformRole
 	}

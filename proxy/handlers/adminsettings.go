@@ -82,29 +82,17 @@ func strictUnmarshal(v json.RawMessage, dst any) error {
 	return nil
 }
 
-type adminSetting struct {
-	Key       string          `json:"key"`
-	Value     json.RawMessage `json:"value"`
-	IsDefault bool            `json:"is_default"`
-	UpdatedBy *string         `json:"updated_by"`
-	UpdatedAt *string         `json:"updated_at"`
-}
-
-type settingWrite struct {
-	Value json.RawMessage `json:"value"`
-}
-
-func toAdminSetting(st store.Setting) adminSetting {
+func toAdminSetting(st store.Setting) api.AdminSetting {
 	by, at := st.UpdatedBy, rfc3339(st.UpdatedAt)
-	return adminSetting{Key: st.Key, Value: st.Value, UpdatedBy: &by, UpdatedAt: &at}
+	return api.AdminSetting{Key: st.Key, Value: st.Value, UpdatedBy: &by, UpdatedAt: &at}
 }
 
-func defaultSetting(key string) adminSetting {
+func defaultSetting(key string) api.AdminSetting {
 	v := knownSettings[key].def
 	if v == nil {
 		v = json.RawMessage(`null`)
 	}
-	return adminSetting{Key: key, Value: v, IsDefault: true}
+	return api.AdminSetting{Key: key, Value: v, IsDefault: true}
 }
 
 // settingKey reads and checks the {key} path value: syntax, then allowlist.
@@ -136,7 +124,7 @@ func (h *Handlers) AdminListSettings(w http.ResponseWriter, r *http.Request) err
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := api.List[adminSetting]{Items: []adminSetting{}}
+	out := api.List[api.AdminSetting]{Items: []api.AdminSetting{}}
 	for _, k := range keys {
 		if st, ok := byKey[k]; ok {
 			out.Items = append(out.Items, toAdminSetting(st))
@@ -171,7 +159,7 @@ func (h *Handlers) AdminPutSetting(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	var in settingWrite
+	var in api.AdminSettingWrite
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/internal/store"
@@ -184,15 +185,7 @@ func (h *Handlers) AgentMe(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, v)
 }
 
-type directoryEntry struct {
-	ID           string   `json:"id"`
-	Name         string   `json:"name"`
-	Description  string   `json:"description"`
-	Capabilities []string `json:"capabilities"`
-	Status       string   `json:"status"`
-}
-
-func toDirectoryEntry(a store.Agent) directoryEntry {
+func toDirectoryEntry(a store.Agent) api.AgentDirectoryEntry {
 	caps := []string{}
 	if a.IntentsAPIEnabled {
 		caps = append(caps, "intents")
@@ -205,7 +198,7 @@ func toDirectoryEntry(a store.Agent) directoryEntry {
 			caps = append(caps, c.name)
 		}
 	}
-	return directoryEntry{ID: a.ID, Name: a.Name, Description: a.Description, Capabilities: caps, Status: a.Status}
+	return api.AgentDirectoryEntry{ID: a.ID, Name: a.Name, Description: a.Description, Capabilities: caps, Status: a.Status}
 }
 
 // AgentDirectory answers GET /v1/agents/org-directory (any principal): the
@@ -280,10 +273,6 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, v)
 }
 
-type rotateKeyRequest struct {
-	APIKeyExpiresAt *time.Time `json:"api_key_expires_at"`
-}
-
 // RotateAgentKey answers POST /v1/agents/{id}/rotate-key (human users): a
 // new key, shown once; the old key and every JWT of the agent stop working.
 func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error {
@@ -291,7 +280,7 @@ func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	var in rotateKeyRequest
+	var in api.AgentRotateKey
 	if _, err := decodeOptionalJSON(r, &in); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -16,34 +17,8 @@ import (
 
 const maxAPIKeyName = 255
 
-type apiKeyRequest struct {
-	Name      *string    `json:"name"`
-	ExpiresAt *time.Time `json:"expires_at"`
-}
-
-// apiKeyInfo is a key as listings show it: never the key, never its hash.
-type apiKeyInfo struct {
-	ID        string  `json:"id"`
-	Name      string  `json:"name"`
-	Prefix    string  `json:"prefix"`
-	LastFour  string  `json:"last_four"`
-	ExpiresAt *string `json:"expires_at"`
-	CreatedAt string  `json:"created_at"`
-}
-
-// apiKeyCreated is the creation answer: the only time the key is shown.
-type apiKeyCreated struct {
-	ID        string  `json:"id"`
-	Name      string  `json:"name"`
-	Key       string  `json:"key"`
-	Prefix    string  `json:"prefix"`
-	LastFour  string  `json:"last_four"`
-	ExpiresAt *string `json:"expires_at"`
-	CreatedAt string  `json:"created_at"`
-}
-
-func toAPIKey(k store.APIKey) apiKeyInfo {
-	return apiKeyInfo{ID: k.ID, Name: k.Name, Prefix: auth.APIKeyPrefix, LastFour: k.LastFour,
+func toAPIKey(k store.APIKey) api.APIKey {
+	return api.APIKey{ID: k.ID, Name: k.Name, Prefix: auth.APIKeyPrefix, LastFour: k.LastFour,
 		ExpiresAt: timePtr(k.ExpiresAt), CreatedAt: rfc3339(k.CreatedAt)}
 }
 
@@ -51,7 +26,7 @@ func toAPIKey(k store.APIKey) apiKeyInfo {
 // caller in its organization, shown once in the answer; only its SHA-256
 // is stored.
 func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
-	var in apiKeyRequest
+	var in api.APIKeyCreate
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -79,7 +54,7 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	info := toAPIKey(k)
-	return writeJSON(w, http.StatusCreated, apiKeyCreated{ID: info.ID, Name: info.Name, Key: key, Prefix: info.Prefix,
+	return writeJSON(w, http.StatusCreated, api.APIKeyCreated{ID: info.ID, Name: info.Name, Key: key, Prefix: info.Prefix,
 		LastFour: info.LastFour, ExpiresAt: info.ExpiresAt, CreatedAt: info.CreatedAt})
 }
 

@@ -24,34 +24,10 @@ var chainSlugRE = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
 // maxChainAliases bounds the aliases of one chain.
 const maxChainAliases = 16
 
-type chainResponse struct {
-	ID          string   `json:"id"`
-	ChainID     *int64   `json:"chain_id"`
-	Family      string   `json:"family"`
-	Name        string   `json:"name"`
-	Aliases     []string `json:"aliases"`
-	RPCURL      *string  `json:"rpc_url,omitempty"` // platform administrators only
-	ExplorerURL string   `json:"explorer_url"`
-	IsTestnet   bool     `json:"is_testnet"`
-	IsEnabled   bool     `json:"is_enabled"`
-}
-
-type chainRequest struct {
-	ID          string   `json:"id"`
-	ChainID     *int64   `json:"chain_id"`
-	Family      string   `json:"family"`
-	Name        string   `json:"name"`
-	Aliases     []string `json:"aliases"`
-	RPCURL      string   `json:"rpc_url"`
-	ExplorerURL string   `json:"explorer_url"`
-	IsTestnet   bool     `json:"is_testnet"`
-	IsEnabled   *bool    `json:"is_enabled"`
-}
-
 // toChain renders c; the RPC URL (it may embed a provider key) only for
 // platform administrators.
-func toChain(c store.Chain, admin bool) chainResponse {
-	out := chainResponse{ID: c.ID, Family: c.Family, Name: c.Name, Aliases: c.Aliases, ExplorerURL: c.ExplorerURL,
+func toChain(c store.Chain, admin bool) api.Chain {
+	out := api.Chain{ID: c.ID, Family: c.Family, Name: c.Name, Aliases: c.Aliases, ExplorerURL: c.ExplorerURL,
 		IsTestnet: c.IsTestnet, IsEnabled: c.IsEnabled}
 	if out.Aliases == nil {
 		out.Aliases = []string{}
@@ -105,10 +81,10 @@ func chainSlug(name string) string {
 	return b.String()
 }
 
-// validate checks a chain request. id defaults to the slug of name and
+// validateChain checks a chain request. id defaults to the slug of name and
 // family to evm when chain_id is given (the catalogue's request names only
 // name and chain_id).
-func (in chainRequest) validate() (store.Chain, error) {
+func validateChain(in api.ChainWrite) (store.Chain, error) {
 	if in.ID == "" {
 		in.ID = chainSlug(in.Name)
 	}
@@ -165,7 +141,7 @@ func (h *Handlers) ListChains(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	admin := isPlatformAdmin(r)
-	out := api.List[chainResponse]{Items: make([]chainResponse, 0, len(cs))}
+	out := api.List[api.Chain]{Items: make([]api.Chain, 0, len(cs))}
 	for _, c := range cs {
 		out.Items = append(out.Items, toChain(c, admin))
 	}
@@ -200,11 +176,11 @@ func (h *Handlers) GetChain(w http.ResponseWriter, r *http.Request) error {
 // replaces every field of the chain with that id (200). 409 when the chain
 // id or a name is taken by another chain.
 func (h *Handlers) AdminPutChain(w http.ResponseWriter, r *http.Request) error {
-	var in chainRequest
+	var in api.ChainWrite
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	c, err := in.validate()
+	c, err := validateChain(in)
 	if err != nil {
 		return err
 	}

@@ -60,10 +60,6 @@ const MaxFailedLogins = 10
 // InviteTTL is how long an invitation can be accepted.
 const InviteTTL = 7 * 24 * time.Hour
 
-type messageResponse struct {
-	Message string `json:"message"`
-}
-
 func validNewPassword(p string) bool {
 	return utf8.RuneCountInString(p) >= minPasswordChars && len(p) <= maxPasswordBytes
 }

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -16,23 +17,8 @@ import (
 // MaxIPRuleDescription bounds an IP rule's description, in characters.
 const MaxIPRuleDescription = 255
 
-type ipRuleRequest struct {
-	CIDR        *string `json:"cidr"`
-	RuleType    *string `json:"rule_type"`
-	Description *string `json:"description"`
-}
-
-type ipRuleResponse struct {
-	ID          string `json:"id"`
-	CIDR        string `json:"cidr"`
-	RuleType    string `json:"rule_type"`
-	Description string `json:"description"`
-	CreatedBy   string `json:"created_by"`
-	CreatedAt   string `json:"created_at"`
-}
-
-func toIPRule(r store.IPRule) ipRuleResponse {
-	return ipRuleResponse{ID: r.ID, CIDR: r.CIDR.String(), RuleType: r.RuleType, Description: r.Description,
+func toIPRule(r store.IPRule) api.IPRule {
+	return api.IPRule{ID: r.ID, CIDR: r.CIDR.String(), RuleType: r.RuleType, Description: r.Description,
 		CreatedBy: r.CreatedBy, CreatedAt: rfc3339(r.CreatedAt)}
 }
 
@@ -102,7 +88,7 @@ func (h *Handlers) CreateIPRule(w http.ResponseWriter, r *http.Request) error {
 	if err := orgAdmin(r, "manage IP rules"); err != nil {
 		return err
 	}
-	var in ipRuleRequest
+	var in api.IPRuleCreate
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}

@@ -4,14 +4,11 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 )
-
-type memberPatch struct {
-	Role *string `json:"role"`
-}
 
 // ownerOnly refuses a change that grants or removes the owner role unless
 // the caller is an owner.
@@ -48,7 +45,7 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 	if err := orgAdmin(r, "change member roles"); err != nil {
 		return err
 	}
-	var in memberPatch
+	var in api.MemberRoleUpdate
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
