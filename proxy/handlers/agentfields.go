@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"encoding/json"
-	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -11,42 +10,6 @@ import (
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/policy"
 )
-
-// fieldKind is the JSON type a guardrail field must have.
-type fieldKind int
-
-const (
-	kindBool fieldKind = iota
-	kindString
-	kindObject
-	kindArray
-	kindStrings
-	kindInteger
-	kindNumberOrString
-)
-
-// GuardrailFields are the agent guardrail fields of the spec's Agent table
-// with their JSON types. They are stored as given (a JSON object) and
-// returned; only their types are checked for now.
-var GuardrailFields = map[string]fieldKind{
-	"execution_intents_enabled": kindBool, "execution_guardrails": kindObject, "system_prompt": kindString,
-	"shroud_enabled": kindBool, "memory_enabled": kindBool, "message_signing_enabled": kindBool,
-	"raw_signing_enabled": kindBool, "eip712_default_policy": kindString, "eip712_domain_allowlist": kindArray,
-	"signing_chains": kindStrings, "tx_allowed_chains": kindArray, "tx_to_allowlist": kindArray,
-	"tx_max_value_eth": kindNumberOrString, "tx_daily_limit_eth": kindNumberOrString, "tx_max_per_day": kindInteger,
-	"tx_overhead_budget": kindObject, "solana_ata_allowlist": kindStrings, "tx_token_allowlist": kindStrings,
-	"tx_known_tokens_only": kindBool, "xrpl_allowed_tx_types": kindStrings, "per_chain_guardrails": kindObject,
-	"intents_require_tee": kindBool, "execution_require_tee": kindBool, "cards_enabled": kindBool,
-	"card_max_order_usd": kindNumberOrString, "card_daily_limit_usd": kindNumberOrString, "card_payto_allowlist": kindArray,
-	"card_reveal_enabled": kindBool, "card_require_approval": kindBool, "delegation_enabled": kindBool,
-	"action_approval_policy": kindObject, "pay_require_passkey": kindBool,
-}
-
-// guardrailDefaults are returned for boolean guardrails never set.
-var guardrailDefaults = map[string]any{
-	"execution_intents_enabled": false, "raw_signing_enabled": false, "intents_require_tee": false,
-	"execution_require_tee": false, "card_require_approval": true, "delegation_enabled": false, "pay_require_passkey": true,
-}
 
 const (
 	maxAgentName      = 255
@@ -112,11 +75,11 @@ func parseAgentInput(body map[string]json.RawMessage, create bool) (agentInput, 
 				in.Scopes, err = scopesField(raw)
 			}
 		default:
-			kind, ok := GuardrailFields[k]
+			kind, ok := policy.GuardrailFields[k]
 			if !ok {
 				return in, badField("field "+k, "is unknown")
 			}
-			if !null && !kindMatches(kind, raw) {
+			if !null && !kind.Matches(raw) {
 				return in, badField(k, "has the wrong JSON type")
 			}
 			in.Guardrails[k] = raw
@@ -171,44 +134,6 @@ func scopesField(raw json.RawMessage) ([]string, error) {
 	return ss, nil
 }
 
-func kindMatches(kind fieldKind, raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch kind {
-	case kindBool:
-		_, ok := v.(bool)
-		return ok
-	case kindString:
-		_, ok := v.(string)
-		return ok
-	case kindObject:
-		_, ok := v.(map[string]any)
-		return ok
-	case kindArray:
-		_, ok := v.([]any)
-		return ok
-	case kindStrings:
-		xs, ok := v.([]any)
-		for _, x := range xs {
-			if _, isStr := x.(string); !isStr {
-				return false
-			}
-		}
-		return ok
-	case kindInteger:
-		f, ok := v.(float64)
-		return ok && f >= 0 && f == math.Trunc(f) && f <= 1<<53
-	case kindNumberOrString:
-		switch v.(type) {
-		case float64, string:
-			return true
-		}
-	}
-	return false
-}
-
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
@@ -241,16 +166,4 @@ func mergeGuardrails(stored []byte, set map[string]json.RawMessage) ([]byte, err
 		return nil, problem.BadRequest(problem.TypeInvalidRequest, "invalid guardrail: "+err.Error())
 	}
 	return out, nil
-}
-
-// guardrailBool reads a boolean guardrail (its default when unset).
-func guardrailBool(stored []byte, name string) bool {
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(stored, &m)
-	var b bool
-	if raw, ok := m[name]; ok && json.Unmarshal(raw, &b) == nil {
-		return b
-	}
-	d, _ := guardrailDefaults[name].(bool)
-	return d
 }

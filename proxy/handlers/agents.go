@@ -12,6 +12,7 @@ import (
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/policy"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/metering"
@@ -24,7 +25,7 @@ const AgentKeyPrefix = "ocv_"
 // guardrail fields (defaults for booleans never set). Never the key.
 func agentView(a store.Agent) map[string]any {
 	out := map[string]any{}
-	for k, v := range guardrailDefaults {
+	for k, v := range policy.GuardrailDefaults {
 		out[k] = v
 	}
 	var g map[string]json.RawMessage
@@ -194,7 +195,7 @@ func toDirectoryEntry(a store.Agent) api.AgentDirectoryEntry {
 		{"execution_intents_enabled", "execution_intents"}, {"message_signing_enabled", "message_signing"},
 		{"cards_enabled", "cards"}, {"delegation_enabled", "delegation"}, {"memory_enabled", "memory"},
 	} {
-		if guardrailBool(a.Guardrails, c.field) {
+		if policy.GuardrailBool(a.Guardrails, c.field) {
 			caps = append(caps, c.name)
 		}
 	}

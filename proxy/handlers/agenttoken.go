@@ -70,9 +70,9 @@ func (h *Handlers) agentClaims(r *http.Request, a store.Agent, now time.Time) (*
 	}
 	c := &auth.AgentClaims{
 		Scopes: policy.Scopes(a.Scopes, pols, now), Environment: a.Environment, IntentsAPIEnabled: a.IntentsAPIEnabled,
-		ExecutionIntentsEnabled: guardrailBool(a.Guardrails, "execution_intents_enabled"),
-		IntentsRequireTEE:       guardrailBool(a.Guardrails, "intents_require_tee"),
-		ExecutionRequireTEE:     guardrailBool(a.Guardrails, "execution_require_tee"),
+		ExecutionIntentsEnabled: policy.GuardrailBool(a.Guardrails, "execution_intents_enabled"),
+		IntentsRequireTEE:       policy.GuardrailBool(a.Guardrails, "intents_require_tee"),
+		ExecutionRequireTEE:     policy.GuardrailBool(a.Guardrails, "execution_require_tee"),
 	}
 	if a.TokensValidAfter != nil {
 		c.NotBefore = *a.TokensValidAfter
