@@ -22,9 +22,6 @@ func (h *Handlers) tiers() metering.Tiers {
 
 func (h *Handlers) writeOrgLimits(w http.ResponseWriter, r *http.Request, orgID string) error {
 	u, err := h.Admin.OrgUsage(r.Context(), orgID)
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("organization")
-	}
 	if err != nil {
 		return err
 	}
@@ -101,8 +98,6 @@ func (h *Handlers) AdminDeleteUser(w http.ResponseWriter, r *http.Request) error
 	case errors.As(err, &lo):
 		return problem.New(http.StatusConflict, problem.TypeConflict, "the user is the last owner of organization "+lo.OrgID+
 			", which has other members; make another member owner first")
-	case errors.Is(err, store.ErrNotFound):
-		return problem.NotFound("user")
 	case err != nil:
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/policy"
 )
 
@@ -29,6 +30,29 @@ type agentInput struct {
 	Scopes                        []string
 	SetScopes                     bool // scopes present (nil Scopes: null, derived again)
 	Guardrails                    map[string]json.RawMessage
+}
+
+// applyFields sets the record fields that are present in the input (not
+// the guardrails, which mergeGuardrails folds in).
+func (in agentInput) applyFields(a *store.Agent) {
+	if in.Name != nil {
+		a.Name = *in.Name
+	}
+	if in.Description != nil {
+		a.Description = *in.Description
+	}
+	if in.IntentsAPIEnabled != nil {
+		a.IntentsAPIEnabled = *in.IntentsAPIEnabled
+	}
+	if in.Environment != nil {
+		a.Environment = *in.Environment
+	}
+	if in.ClearEnvironment {
+		a.Environment = ""
+	}
+	if in.SetScopes {
+		a.Scopes = in.Scopes
+	}
 }
 
 func badField(name, why string) error {

@@ -137,11 +137,7 @@ func (h *Handlers) DeleteIPRule(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	orgID := principal(r).OrgID
-	err = h.Orgs.DeleteIPRule(r.Context(), orgID, id, entry.Prepare(http.StatusNoContent))
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("IP rule")
-	}
-	if err != nil {
+	if err := h.Orgs.DeleteIPRule(r.Context(), orgID, id, entry.Prepare(http.StatusNoContent)); err != nil {
 		return err
 	}
 	h.ipRulesChanged(orgID)

@@ -19,12 +19,11 @@ func ownerOnly(callerRole string, cur store.Member, role string) error {
 	return nil
 }
 
+// memberWriteError answers the refusal to leave an organization without
+// an owner with lastOwner (409).
 func memberWriteError(err error, lastOwner string) error {
-	switch {
-	case errors.Is(err, store.ErrLastOwner):
+	if errors.Is(err, store.ErrLastOwner) {
 		return problem.New(http.StatusConflict, problem.TypeConflict, lastOwner)
-	case errors.Is(err, store.ErrNotFound):
-		return problem.NotFound("member")
 	}
 	return err
 }

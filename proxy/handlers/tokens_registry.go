@@ -125,11 +125,7 @@ func (h *Handlers) AdminDeleteToken(w http.ResponseWriter, r *http.Request) erro
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("tokens/" + c.ID + "/" + addr)
-	err = h.Admin.DeleteToken(r.Context(), c.ID, addr, entry.Prepare(http.StatusNoContent))
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("token")
-	}
-	if err != nil {
+	if err := h.Admin.DeleteToken(r.Context(), c.ID, addr, entry.Prepare(http.StatusNoContent)); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
