@@ -101,11 +101,7 @@ func (h *Handlers) AdminDeleteUser(w http.ResponseWriter, r *http.Request) error
 	case err != nil:
 		return err
 	}
-	if h.Verifier != nil && h.Verifier.APIKeys != nil {
-		for _, id := range out.APIKeyIDs {
-			h.Verifier.APIKeys.Forget(id)
-		}
-	}
+	h.forgetAPIKeys(out.APIKeyIDs...)
 	for _, oc := range out.Changes {
 		h.resealFor(r, oc)
 	}

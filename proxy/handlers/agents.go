@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -57,19 +58,10 @@ func (h *Handlers) CreateAgent(w http.ResponseWriter, r *http.Request) error {
 // listAgents answers a page of the organization's agents, inactive ones
 // included, each shown by view.
 func listAgents[T any](h *Handlers, w http.ResponseWriter, r *http.Request, resource string, view func(store.Agent) T) error {
-	limit, cursor, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	if err := cursorID(cursor); err != nil {
-		return err
-	}
-	auditlog.FromContext(r.Context()).SetResource(resource)
-	as, err := h.Agents.ListAgents(r.Context(), principal(r).OrgID, cursor, limit+1)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, listPage(as, limit, view, func(a store.Agent) string { return a.ID }))
+	orgID := principal(r).OrgID
+	return listByID(w, r, resource, func(ctx context.Context, after string, limit int) ([]store.Agent, error) {
+		return h.Agents.ListAgents(ctx, orgID, after, limit)
+	}, view, func(a store.Agent) string { return a.ID })
 }
 
 // ListAgents answers GET /v1/agents (human users), inactive agents included.

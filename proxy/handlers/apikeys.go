@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -60,20 +61,10 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
 // ListAPIKeys answers GET /v1/auth/api-keys: the caller's keys in its
 // organization, expired ones included, by prefix and last four characters.
 func (h *Handlers) ListAPIKeys(w http.ResponseWriter, r *http.Request) error {
-	limit, cursor, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	if err := cursorID(cursor); err != nil {
-		return err
-	}
 	p := principal(r)
-	auditlog.FromContext(r.Context()).SetResource("api_keys")
-	keys, err := h.Accounts.ListAPIKeys(r.Context(), p.OrgID, p.ID, cursor, limit+1)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, listPage(keys, limit, toAPIKey, func(k store.APIKey) string { return k.ID }))
+	return listByID(w, r, "api_keys", func(ctx context.Context, after string, limit int) ([]store.APIKey, error) {
+		return h.Accounts.ListAPIKeys(ctx, p.OrgID, p.ID, after, limit)
+	}, toAPIKey, func(k store.APIKey) string { return k.ID })
 }
 
 // DeleteAPIKey answers DELETE /v1/auth/api-keys/{key_id}: the key stops
@@ -91,9 +82,7 @@ func (h *Handlers) DeleteAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if h.Verifier != nil && h.Verifier.APIKeys != nil {
-		h.Verifier.APIKeys.Forget(id)
-	}
+	h.forgetAPIKeys(id)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"net/mail"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -52,8 +51,8 @@ func (h *Handlers) Signup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if utf8.RuneCountInString(password) < minPasswordChars || len(password) > maxPasswordBytes {
-		return problem.BadRequest(problem.TypeInvalidRequest, "password must be at least 8 characters (at most 1024 bytes)")
+	if err := checkNewPassword("password", password); err != nil {
+		return err
 	}
 	hash, err := auth.HashPassword(r.Context(), password)
 	if err != nil {
@@ -105,11 +104,7 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 		return accountLocked(w, u.LockedUntil)
 	}
 	// An unknown user is checked against a dummy hash: same cost, same answer.
-	// A password over the byte limit is never right (and never hashed).
-	err = auth.ErrPasswordMismatch
-	if len(password) <= maxPasswordBytes {
-		err = auth.VerifyPassword(r.Context(), u.PasswordHash, password)
-	}
+	err = verifyPassword(r.Context(), u.PasswordHash, password)
 	if errors.Is(err, auth.ErrPasswordMismatch) {
 		if u.ID == "" {
 			return errBadCredentials

@@ -60,8 +60,23 @@ const MaxFailedLogins = 10
 // InviteTTL is how long an invitation can be accepted.
 const InviteTTL = 7 * 24 * time.Hour
 
-func validNewPassword(p string) bool {
-	return utf8.RuneCountInString(p) >= minPasswordChars && len(p) <= maxPasswordBytes
+// checkNewPassword applies the password rules to a new password, named
+// field in the 400 answer.
+func checkNewPassword(field, p string) error {
+	if utf8.RuneCountInString(p) < minPasswordChars || len(p) > maxPasswordBytes {
+		return problem.BadRequest(problem.TypeInvalidRequest, field+" must be at least 8 characters (at most 1024 bytes)")
+	}
+	return nil
+}
+
+// verifyPassword checks password against hash: auth.ErrPasswordMismatch
+// when it is wrong. A password over the byte limit is never right (and
+// never hashed).
+func verifyPassword(ctx context.Context, hash, password string) error {
+	if len(password) > maxPasswordBytes {
+		return auth.ErrPasswordMismatch
+	}
+	return auth.VerifyPassword(ctx, hash, password)
 }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }

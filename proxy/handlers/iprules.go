@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -65,19 +66,10 @@ func (h *Handlers) ipRulesChanged(orgID string) {
 // ListIPRules answers GET /v1/security/ip-rules: the organization's IP
 // rules in id order (every member may read them).
 func (h *Handlers) ListIPRules(w http.ResponseWriter, r *http.Request) error {
-	limit, cursor, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	if err := cursorID(cursor); err != nil {
-		return err
-	}
-	auditlog.FromContext(r.Context()).SetResource("security/ip-rules")
-	rules, err := h.Orgs.ListIPRules(r.Context(), principal(r).OrgID, cursor, limit+1)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, listPage(rules, limit, toIPRule, func(r store.IPRule) string { return r.ID }))
+	orgID := principal(r).OrgID
+	return listByID(w, r, "security/ip-rules", func(ctx context.Context, after string, limit int) ([]store.IPRule, error) {
+		return h.Orgs.ListIPRules(ctx, orgID, after, limit)
+	}, toIPRule, func(r store.IPRule) string { return r.ID })
 }
 
 // CreateIPRule answers POST /v1/security/ip-rules (owners and admins).

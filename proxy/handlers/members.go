@@ -84,11 +84,7 @@ func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return memberWriteError(err, "the organization's last owner cannot be removed; make another member owner first")
 	}
-	if h.Verifier != nil && h.Verifier.APIKeys != nil {
-		for _, id := range out.APIKeyIDs {
-			h.Verifier.APIKeys.Forget(id)
-		}
-	}
+	h.forgetAPIKeys(out.APIKeyIDs...)
 	for _, ch := range out.Changes {
 		h.sealPolicySet(r, ch)
 	}

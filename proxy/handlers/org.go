@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -23,19 +24,10 @@ func toMember(m store.Member) api.OrgMember {
 // ListMembers answers GET /v1/org/members: the caller's organization's
 // members in id order.
 func (h *Handlers) ListMembers(w http.ResponseWriter, r *http.Request) error {
-	limit, cursor, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	if err := cursorID(cursor); err != nil {
-		return err
-	}
-	auditlog.FromContext(r.Context()).SetResource("org/members")
-	ms, err := h.Accounts.ListMembers(r.Context(), principal(r).OrgID, cursor, limit+1)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, listPage(ms, limit, toMember, func(m store.Member) string { return m.UserID }))
+	orgID := principal(r).OrgID
+	return listByID(w, r, "org/members", func(ctx context.Context, after string, limit int) ([]store.Member, error) {
+		return h.Accounts.ListMembers(ctx, orgID, after, limit)
+	}, toMember, func(m store.Member) string { return m.UserID })
 }
 
 // InviteMember answers POST /v1/org/invite (owners and admins; only an

@@ -26,8 +26,8 @@ func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error 
 	if in.CurrentPassword == nil || in.NewPassword == nil {
 		return problem.BadRequest(problem.TypeInvalidRequest, "current_password and new_password are required")
 	}
-	if !validNewPassword(*in.NewPassword) {
-		return problem.BadRequest(problem.TypeInvalidRequest, "new_password must be at least 8 characters (at most 1024 bytes)")
+	if err := checkNewPassword("new_password", *in.NewPassword); err != nil {
+		return err
 	}
 	u, err := h.currentUser(r)
 	if err != nil {
@@ -41,10 +41,7 @@ func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error 
 	if time.Now().Before(u.LockedUntil) {
 		return accountLocked(w, u.LockedUntil)
 	}
-	err = auth.ErrPasswordMismatch
-	if len(*in.CurrentPassword) <= maxPasswordBytes {
-		err = auth.VerifyPassword(r.Context(), u.PasswordHash, *in.CurrentPassword)
-	}
+	err = verifyPassword(r.Context(), u.PasswordHash, *in.CurrentPassword)
 	if errors.Is(err, auth.ErrPasswordMismatch) {
 		return h.passwordFailed(w, r, u.ID, errWrongPassword)
 	}
@@ -73,8 +70,8 @@ func (h *Handlers) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	if in.Password == nil {
 		return problem.BadRequest(problem.TypeInvalidRequest, "password is required")
 	}
-	if !validNewPassword(*in.Password) {
-		return problem.BadRequest(problem.TypeInvalidRequest, "password must be at least 8 characters (at most 1024 bytes)")
+	if err := checkNewPassword("password", *in.Password); err != nil {
+		return err
 	}
 	u, err := h.currentUser(r)
 	if err != nil {
