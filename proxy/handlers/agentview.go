@@ -12,53 +12,50 @@ import (
 	"github.com/opencustody/ocv/policy"
 )
 
-// agentView is an agent as the API shows it: the record's fields, then the
-// guardrail fields (defaults for booleans never set). Never the key.
-func agentView(a store.Agent) map[string]any {
-	out := map[string]any{}
+// agentView is an agent as the API shows it: the record's fields and the
+// guardrail fields, stored ones over the defaults of the booleans never
+// set. Never the key.
+func agentView(a store.Agent) api.Agent {
+	g := map[string]json.RawMessage{}
 	for k, v := range policy.GuardrailDefaults {
-		out[k] = v
+		g[k], _ = json.Marshal(v)
 	}
-	var g map[string]json.RawMessage
-	_ = json.Unmarshal(a.Guardrails, &g)
-	for k, v := range g {
-		out[k] = v
+	var stored map[string]json.RawMessage
+	_ = json.Unmarshal(a.Guardrails, &stored)
+	for k, v := range stored {
+		g[k] = v
 	}
-	var env, scopes any
+	var out api.Agent
+	// The guardrail fields fill the view's guardrail fields by name (both
+	// are policy.GuardrailFields; a test holds them equal).
+	b, _ := json.Marshal(g)
+	_ = json.Unmarshal(b, &out)
+	out.ID, out.Name, out.Description, out.Status = a.ID, a.Name, a.Description, a.Status
+	out.IntentsAPIEnabled, out.Scopes = a.IntentsAPIEnabled, a.Scopes
 	if a.Environment != "" {
-		env = a.Environment
+		env := a.Environment
+		out.Environment = &env
 	}
-	if a.Scopes != nil {
-		scopes = a.Scopes
-	}
-	for k, v := range map[string]any{
-		"id": a.ID, "name": a.Name, "description": a.Description, "status": a.Status,
-		"intents_api_enabled": a.IntentsAPIEnabled, "environment": env, "scopes": scopes,
-		"api_key_prefix": AgentKeyPrefix, "api_key_last_four": a.KeyLastFour, "api_key_expires_at": timePtr(a.APIKeyExpiresAt),
-		"created_by": a.CreatedBy, "created_at": rfc3339(a.CreatedAt), "updated_at": rfc3339(a.UpdatedAt),
-	} {
-		out[k] = v
-	}
+	out.APIKeyPrefix, out.APIKeyLastFour, out.APIKeyExpiresAt = AgentKeyPrefix, a.KeyLastFour, timePtr(a.APIKeyExpiresAt)
+	out.CreatedBy, out.CreatedAt, out.UpdatedAt = a.CreatedBy, rfc3339(a.CreatedAt), rfc3339(a.UpdatedAt)
 	return out
 }
 
 // agentCreatedView is the answer that shows an agent's new API key, once:
 // the agent, its id again as agent_id, and the key.
-func agentCreatedView(a store.Agent, key string) map[string]any {
-	out := agentView(a)
-	out["agent_id"], out["api_key"] = a.ID, key
-	return out
+func agentCreatedView(a store.Agent, key string) api.AgentCreated {
+	return api.AgentCreated{Agent: agentView(a), AgentID: a.ID, APIKey: key}
 }
 
 // withUsage adds the read-only counters of the agent's current UTC day:
 // transactions signed, native value spent per chain (in ETH units; all
 // chains with signing are EVM chains so far) and the deprecated total
 // tx_spent_today_eth.
-func (h *Handlers) withUsage(ctx context.Context, a store.Agent) (map[string]any, error) {
+func (h *Handlers) withUsage(ctx context.Context, a store.Agent) (api.Agent, error) {
 	v := agentView(a)
 	count, spent, err := h.Txs.AgentTxToday(ctx, a.OrgID, a.ID, time.Now())
 	if err != nil {
-		return nil, err
+		return api.Agent{}, err
 	}
 	byChain := map[string]string{}
 	total := new(big.Int)
@@ -70,11 +67,10 @@ func (h *Handlers) withUsage(ctx context.Context, a store.Agent) (map[string]any
 		byChain[chain] = evm.FormatEth(n)
 		total.Add(total, n)
 	}
-	v["tx_count_today"] = count
-	v["tx_spent_today_by_chain"] = byChain
-	v["tx_overhead_today_by_chain"] = map[string]any{}
-	v["tx_spent_today"] = evm.FormatEth(total)
-	v["tx_spent_today_eth"] = evm.FormatEth(total)
+	overhead := map[string]any{}
+	sum := evm.FormatEth(total)
+	v.TxCountToday, v.TxSpentTodayByChain, v.TxOverheadTodayByChain = &count, &byChain, &overhead
+	v.TxSpentToday, v.TxSpentTodayETH = &sum, &sum
 	return v, nil
 }
 
