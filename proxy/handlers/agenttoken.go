@@ -56,7 +56,7 @@ func (h *Handlers) AgentToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, api.TokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds())})
+	return writeJSON(w, http.StatusOK, bearerToken(tok, ttl))
 }
 
 // agentClaims builds the claims of a's token from its record and policies.

@@ -120,7 +120,7 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := api.TokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds())}
+	resp := bearerToken(tok, ttl)
 	var rt *store.RefreshToken
 	if h.Identity.RefreshTTL > 0 {
 		refresh, row, err := h.newRefreshToken()

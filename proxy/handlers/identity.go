@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
@@ -109,6 +110,12 @@ func (h *Handlers) passwordFailed(w http.ResponseWriter, r *http.Request, userID
 		return accountLocked(w, until)
 	}
 	return fail
+}
+
+// bearerToken is the answer that hands out the access token tok, valid for
+// ttl.
+func bearerToken(tok string, ttl time.Duration) api.TokenResponse {
+	return api.TokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds())}
 }
 
 // newRefreshToken returns a fresh refresh token and its row (id, hash,

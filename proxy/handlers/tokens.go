@@ -45,7 +45,7 @@ func (h *Handlers) APIKeyToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, api.TokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds())})
+	return writeJSON(w, http.StatusOK, bearerToken(tok, ttl))
 }
 
 var errBadRefresh = problem.Unauthorized(problem.TypeInvalidToken,
@@ -98,6 +98,7 @@ func (h *Handlers) Refresh(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	}
-	return writeJSON(w, http.StatusOK, api.TokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds()),
-		RefreshToken: next})
+	resp := bearerToken(access, ttl)
+	resp.RefreshToken = next
+	return writeJSON(w, http.StatusOK, resp)
 }
