@@ -123,15 +123,25 @@ func textField(name string, raw json.RawMessage, max int, required bool) (*strin
 	if json.Unmarshal(raw, &s) != nil {
 		return nil, badField(name, "must be a string")
 	}
+	s, err := trimmedText(name, s, max, required)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// trimmedText trims s and checks that it has at most max characters (at
+// least one when required) and no control character.
+func trimmedText(name, s string, max int, required bool) (string, error) {
 	s = strings.TrimSpace(s)
 	n := utf8.RuneCountInString(s)
 	if (required && n < 1) || n > max || strings.IndexFunc(s, unicode.IsControl) >= 0 {
 		if required {
-			return nil, badField(name, "must be 1 to "+itoa(max)+" characters after trimming, without control characters")
+			return "", badField(name, "must be 1 to "+itoa(max)+" characters after trimming, without control characters")
 		}
-		return nil, badField(name, "must be at most "+itoa(max)+" characters, without control characters")
+		return "", badField(name, "must be at most "+itoa(max)+" characters, without control characters")
 	}
-	return &s, nil
+	return s, nil
 }
 
 func boolField(name string, raw json.RawMessage) (*bool, error) {

@@ -3,10 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
@@ -33,9 +30,9 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if in.Name == nil {
 		return problem.BadRequest(problem.TypeInvalidRequest, "name is required")
 	}
-	name := strings.TrimSpace(*in.Name)
-	if n := utf8.RuneCountInString(name); n < 1 || n > maxAPIKeyName || strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return problem.BadRequest(problem.TypeInvalidRequest, "name must be 1 to 255 characters after trimming, without control characters")
+	name, err := trimmedText("name", *in.Name, maxAPIKeyName, true)
+	if err != nil {
+		return err
 	}
 	if in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()) {
 		return problem.BadRequest(problem.TypeInvalidRequest, "expires_at must be in the future")
