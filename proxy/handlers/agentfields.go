@@ -13,10 +13,9 @@ import (
 )
 
 const (
-	maxAgentName      = 255
-	maxEnvironment    = 64
-	maxScopes         = 256
-	maxGuardrailBytes = 64 << 10
+	maxAgentName   = 255
+	maxEnvironment = 64
+	maxScopes      = 256
 )
 
 // agentInput is a parsed create or patch body. A nil pointer is an absent
@@ -171,33 +170,4 @@ func scopesField(raw json.RawMessage) ([]string, error) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
-}
-
-// mergeGuardrails applies set (null removes a field) to the stored object.
-func mergeGuardrails(stored []byte, set map[string]json.RawMessage) ([]byte, error) {
-	m := map[string]json.RawMessage{}
-	if len(stored) > 0 {
-		if err := json.Unmarshal(stored, &m); err != nil {
-			return nil, err
-		}
-	}
-	for k, v := range set {
-		if string(v) == "null" {
-			delete(m, k)
-			continue
-		}
-		m[k] = v
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) > maxGuardrailBytes {
-		return nil, problem.BadRequest(problem.TypeInvalidRequest, "the guardrail fields are larger than 64 KiB")
-	}
-	// The signing guardrails must parse as the enclave will read them.
-	if _, err := policy.ParseGuardrails(m); err != nil {
-		return nil, problem.BadRequest(problem.TypeInvalidRequest, "invalid guardrail: "+err.Error())
-	}
-	return out, nil
 }
