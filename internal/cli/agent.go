@@ -12,27 +12,15 @@ import (
 	"os"
 	"strings"
 	"time"
-)
 
-// agentInfo is the part of an agent the tables show.
-type agentInfo struct {
-	ID          string   `json:"id"`
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Status      string   `json:"status"`
-	Environment *string  `json:"environment"`
-	Scopes      []string `json:"scopes"`
-	KeyLastFour string   `json:"api_key_last_four"`
-	KeyExpires  *string  `json:"api_key_expires_at"`
-	CreatedAt   string   `json:"created_at"`
-	APIKey      string   `json:"api_key"`
-}
+	"github.com/opencustody/ocv/api"
+)
 
 func printAgent(e *cmdEnv, body []byte) error {
 	if e.g.json {
 		return rawJSON(e.stdout, body)
 	}
-	var a agentInfo
+	var a api.Agent
 	if err := json.Unmarshal(body, &a); err != nil {
 		return fmt.Errorf("decoding agent: %w", err)
 	}
@@ -42,7 +30,7 @@ func printAgent(e *cmdEnv, body []byte) error {
 	}
 	return fields(e.stdout, [][2]string{{"id", a.ID}, {"name", a.Name}, {"description", a.Description},
 		{"status", a.Status}, {"environment", orDash(a.Environment)}, {"scopes", scopes},
-		{"api_key", "ocv_…" + a.KeyLastFour}, {"api_key_expires_at", orDash(a.KeyExpires)}, {"created_at", a.CreatedAt}})
+		{"api_key", "ocv_…" + a.APIKeyLastFour}, {"api_key_expires_at", orDash(a.APIKeyExpiresAt)}, {"created_at", a.CreatedAt}})
 }
 
 // deliverKey writes a freshly shown agent key to keyFile (0600, never
@@ -50,7 +38,7 @@ func printAgent(e *cmdEnv, body []byte) error {
 // once: it is printed in the human output too, since it would be lost
 // otherwise, unless --key-file keeps it off the terminal.
 func deliverKey(e *cmdEnv, body []byte, keyFile string) error {
-	var a agentInfo
+	var a api.AgentCreated
 	if err := json.Unmarshal(body, &a); err != nil || a.APIKey == "" {
 		return errors.New("decoding agent: the answer has no api_key")
 	}
@@ -141,7 +129,7 @@ func setTime(in map[string]any, field, v string) error {
 
 func agentList(ctx context.Context, e *cmdEnv, args []string) error {
 	return listCommand(ctx, e, args, "agent", "/v1/agents", []string{"ID", "NAME", "STATUS", "ENVIRONMENT", "CREATED"},
-		func(a agentInfo) []string {
+		func(a api.Agent) []string {
 			return []string{a.ID, a.Name, a.Status, orDash(a.Environment), a.CreatedAt}
 		})
 }

@@ -14,6 +14,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/opencustody/ocv/api"
 )
 
 // maxAnswerBytes bounds an API answer read into memory.
@@ -146,30 +148,23 @@ func problemFrom(status int, body []byte) *ProblemError {
 	return &p
 }
 
-// tokenAnswer is the answer of the token endpoints.
-type tokenAnswer struct {
-	AccessToken  string `json:"access_token"`
-	ExpiresIn    int64  `json:"expires_in"`
-	RefreshToken string `json:"refresh_token"`
-}
-
 // exchange posts credentials to a token endpoint (unauthenticated).
-func (c *client) exchange(ctx context.Context, path string, in any) (tokenAnswer, error) {
+func (c *client) exchange(ctx context.Context, path string, in any) (api.TokenResponse, error) {
 	status, body, err := c.send(ctx, http.MethodPost, path, nil, in, "")
 	if err != nil {
-		return tokenAnswer{}, err
+		return api.TokenResponse{}, err
 	}
 	if status != http.StatusOK {
-		return tokenAnswer{}, problemFrom(status, body)
+		return api.TokenResponse{}, problemFrom(status, body)
 	}
-	var t tokenAnswer
+	var t api.TokenResponse
 	if err := json.Unmarshal(body, &t); err != nil || t.AccessToken == "" {
-		return tokenAnswer{}, fmt.Errorf("decoding token answer of %s: unexpected shape", path)
+		return api.TokenResponse{}, fmt.Errorf("decoding token answer of %s: unexpected shape", path)
 	}
 	return t, nil
 }
 
-func (c *client) entryFrom(t tokenAnswer, email, method string) credEntry {
+func (c *client) entryFrom(t api.TokenResponse, email, method string) credEntry {
 	return credEntry{AccessToken: t.AccessToken, RefreshToken: t.RefreshToken, Email: email, Method: method,
 		ExpiresAt: c.now().Add(time.Duration(t.ExpiresIn)*time.Second - refreshSkew).UTC()}
 }
@@ -212,7 +207,7 @@ func (c *client) refresh(ctx context.Context, stale string) (string, error) {
 		if e.RefreshToken == "" {
 			return ErrSessionExpired
 		}
-		t, err := c.exchange(ctx, "/v1/auth/refresh", map[string]string{"refresh_token": e.RefreshToken})
+		t, err := c.exchange(ctx, "/v1/auth/refresh", api.RefreshRequest{RefreshToken: &e.RefreshToken})
 		var p *ProblemError
 		if errors.As(err, &p) && p.Status == http.StatusUnauthorized {
 			return ErrSessionExpired

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/api"
 )
 
 func TestEscapePath(t *testing.T) {
@@ -78,7 +80,7 @@ func newFakeAPI(t *testing.T) *fakeAPI {
 		n := f.refreshes.Add(1)
 		tok := "access-r" + string(rune('0'+n))
 		f.valid.Store(tok)
-		_ = json.NewEncoder(w).Encode(tokenAnswer{AccessToken: tok, ExpiresIn: 900, RefreshToken: "ocvr_next" + string(rune('0'+n))})
+		_ = json.NewEncoder(w).Encode(api.TokenResponse{AccessToken: tok, ExpiresIn: 900, RefreshToken: "ocvr_next" + string(rune('0'+n))})
 	})
 	mux.HandleFunc("GET /v1/vaults", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+f.valid.Load().(string) {

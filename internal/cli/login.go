@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/opencustody/ocv/api"
 )
 
 // maxSecretLine bounds a password or API key read from stdin.
@@ -35,7 +37,7 @@ func login(ctx context.Context, e *cmdEnv, args []string) error {
 		return err
 	}
 	in := bufio.NewReaderSize(e.stdin, maxSecretLine)
-	var t tokenAnswer
+	var t api.TokenResponse
 	method, who := "password", *email
 	switch {
 	case *apiKey:
@@ -44,7 +46,7 @@ func login(ctx context.Context, e *cmdEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		t, err = c.exchange(ctx, "/v1/auth/api-key-token", map[string]string{"api_key": key})
+		t, err = c.exchange(ctx, "/v1/auth/api-key-token", api.APIKeyTokenRequest{APIKey: &key})
 		if err != nil {
 			return err
 		}
@@ -54,7 +56,7 @@ func login(ctx context.Context, e *cmdEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		t, err = c.exchange(ctx, "/v1/auth/agent-token", map[string]string{"agent_id": *agent, "api_key": key})
+		t, err = c.exchange(ctx, "/v1/auth/agent-token", api.AgentTokenRequest{AgentID: agent, APIKey: &key})
 		if err != nil {
 			return err
 		}
@@ -77,26 +79,26 @@ func login(ctx context.Context, e *cmdEnv, args []string) error {
 }
 
 // passwordLogin asks for what is missing and signs in with email and password.
-func passwordLogin(ctx context.Context, e *cmdEnv, c *client, in *bufio.Reader, email *string, pwStdin bool) (tokenAnswer, error) {
+func passwordLogin(ctx context.Context, e *cmdEnv, c *client, in *bufio.Reader, email *string, pwStdin bool) (api.TokenResponse, error) {
 	if *email == "" {
 		if !isTerminal(e.stdin) {
-			return tokenAnswer{}, fmt.Errorf("%w: --email is required when stdin is not a terminal", ErrUsage)
+			return api.TokenResponse{}, fmt.Errorf("%w: --email is required when stdin is not a terminal", ErrUsage)
 		}
 		fmt.Fprint(e.stderr, "Email: ")
 		line, err := readLine(in)
 		if err != nil {
-			return tokenAnswer{}, err
+			return api.TokenResponse{}, err
 		}
 		*email = strings.TrimSpace(line)
 	}
 	pw, err := readSecret(e, in, "Password: ", pwStdin)
 	if err != nil {
-		return tokenAnswer{}, err
+		return api.TokenResponse{}, err
 	}
 	if pw == "" {
-		return tokenAnswer{}, fmt.Errorf("%w: empty password", ErrUsage)
+		return api.TokenResponse{}, fmt.Errorf("%w: empty password", ErrUsage)
 	}
-	return c.exchange(ctx, "/v1/auth/token", map[string]string{"email": *email, "password": pw})
+	return c.exchange(ctx, "/v1/auth/token", api.TokenRequest{Email: email, Password: &pw})
 }
 
 // keyFromEnvOrStdin reads a key from the variable, else from stdin.
@@ -167,7 +169,7 @@ func logout(ctx context.Context, e *cmdEnv, args []string) error {
 	if ent.Method != "api_key" || c.now().Before(ent.ExpiresAt) {
 		var body any
 		if ent.RefreshToken != "" {
-			body = map[string]string{"refresh_token": ent.RefreshToken}
+			body = api.RevokeRequest{RefreshToken: &ent.RefreshToken}
 		}
 		_, revokeErr = c.call(ctx, http.MethodDelete, "/v1/auth/token", nil, body)
 	}

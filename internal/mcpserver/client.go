@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/opencustody/ocv/api"
 )
 
 // maxAnswerBytes bounds an API answer read into memory.
@@ -31,11 +33,6 @@ type apiClient struct {
 	mu      sync.Mutex
 	token   string
 	refresh time.Time // exchange again at or after this instant
-}
-
-type tokenAnswer struct {
-	AccessToken string `json:"access_token"`
-	ExpiresIn   int64  `json:"expires_in"`
 }
 
 // accessToken returns a token valid for a while, exchanging the agent key
@@ -70,14 +67,14 @@ func (c *apiClient) renew(ctx context.Context, stale string) (string, bool, erro
 func (c *apiClient) exchangeLocked(ctx context.Context) (string, error) {
 	c.token = ""
 	status, body, err := c.send(ctx, http.MethodPost, "/v1/auth/agent-token", nil, nil,
-		map[string]string{"agent_id": c.agentID, "api_key": c.agentKey}, "")
+		api.AgentTokenRequest{AgentID: &c.agentID, APIKey: &c.agentKey}, "")
 	if err != nil {
 		return "", fmt.Errorf("exchanging the agent key for a token: %w", err)
 	}
 	if status != http.StatusOK {
 		return "", fmt.Errorf("exchanging the agent key for a token: %w", problemFrom(status, body))
 	}
-	var t tokenAnswer
+	var t api.TokenResponse
 	if err := json.Unmarshal(body, &t); err != nil || t.AccessToken == "" || t.ExpiresIn <= 0 {
 		return "", fmt.Errorf("exchanging the agent key for a token: %w", ErrBadAnswer)
 	}

@@ -48,7 +48,7 @@ func (s *Store) DeleteUser(ctx context.Context, userID string, check func(User) 
 		err := tx.QueryRow(ctx, `SELECT id, email, created_at, platform_role FROM users WHERE id = $1 FOR UPDATE`, userID).
 			Scan(&u.ID, &u.Email, &u.CreatedAt, &u.PlatformRole)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("deleting user: %w", ErrNotFound)
+			return fmt.Errorf("deleting user: %w", NotFound("user"))
 		}
 		if err != nil {
 			return fmt.Errorf("deleting user: %w", err)
@@ -106,6 +106,9 @@ func (s *Store) DeleteUser(ctx context.Context, userID string, check func(User) 
 // is its last owner, removes the membership otherwise.
 func leaveOrg(ctx context.Context, tx pgx.Tx, userID string, m membershipRef, out *UserDeletion) error {
 	if _, err := lockMembership(ctx, tx, m.orgID, userID); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("leaving organization: %w", NotFound("user")) // the user is what DeleteUser misses
+		}
 		return err
 	}
 	var others, otherOwners int
@@ -174,7 +177,7 @@ func (s *Store) OrgUsage(ctx context.Context, orgID string) (OrgUsage, error) {
 			(SELECT count(*) FROM agents WHERE org_id = o.id)
 		FROM orgs o WHERE o.id = $1`, orgID).Scan(&u.Tier, &u.Vaults, &u.Secrets, &u.Agents)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return OrgUsage{}, fmt.Errorf("counting usage of org %s: %w", orgID, ErrNotFound)
+		return OrgUsage{}, fmt.Errorf("counting usage of org %s: %w", orgID, NotFound("organization"))
 	}
 	if err != nil {
 		return OrgUsage{}, fmt.Errorf("counting usage of org %s: %w", orgID, err)

@@ -63,6 +63,8 @@ func TestResolveChain(t *testing.T) {
 			require.ErrorIs(t, err, tc.wantErr)
 			if tc.wantErr == nil {
 				require.Equal(t, tc.want, c.ID)
+			} else {
+				requireNotFound(t, err, "chain")
 			}
 		})
 	}
@@ -122,7 +124,7 @@ func TestKnownTokens(t *testing.T) {
 	require.Greater(t, len(all), 1, "the seeded USDC entries are listed too")
 
 	require.NoError(t, s.DeleteToken(ctx, "sepolia", k.ContractAddress, nil))
-	require.ErrorIs(t, s.DeleteToken(ctx, "sepolia", k.ContractAddress, nil), store.ErrNotFound)
+	requireNotFound(t, s.DeleteToken(ctx, "sepolia", k.ContractAddress, nil), "token")
 }
 
 func TestDeleteUser(t *testing.T) {
@@ -159,13 +161,14 @@ func TestDeleteUser(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrNotFound)
 	_, err = s.OrgUsage(ctx, soloOrg)
 	require.ErrorIs(t, err, store.ErrNotFound, "the solo organization is gone")
+	requireNotFound(t, err, "organization")
 	ps, err := s.ListPolicies(ctx, shared, vault, "", 10)
 	require.NoError(t, err)
 	require.Empty(t, ps)
 	_, err = s.APIKeyByHash(ctx, hashOf(user))
 	require.ErrorIs(t, err, store.ErrNotFound)
 	_, err = s.DeleteUser(ctx, user, ok, nil)
-	require.ErrorIs(t, err, store.ErrNotFound)
+	requireNotFound(t, err, "user")
 }
 
 func TestDeleteUserLastOwner(t *testing.T) {

@@ -104,7 +104,7 @@ func guardrailsOrEmpty(b []byte) []byte {
 func (s *Store) GetAgent(ctx context.Context, orgID, id string) (Agent, error) {
 	a, err := scanAgent(s.pool.QueryRow(ctx, `SELECT `+agentColumns+` FROM agents WHERE org_id = $1 AND id = $2`, orgID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Agent{}, fmt.Errorf("finding agent: %w", ErrNotFound)
+		return Agent{}, fmt.Errorf("finding agent: %w", NotFound("agent"))
 	}
 	if err != nil {
 		return Agent{}, fmt.Errorf("finding agent: %w", err)
@@ -141,7 +141,7 @@ func (s *Store) UpdateAgent(ctx context.Context, orgID, id string, apply func(*A
 		a, err := scanAgent(tx.QueryRow(ctx, `SELECT `+agentColumns+` FROM agents
 			WHERE org_id = $1 AND id = $2 AND status = 'active' FOR UPDATE`, orgID, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("updating agent: %w", ErrNotFound)
+			return fmt.Errorf("updating agent: %w", NotFound("agent"))
 		}
 		if err != nil {
 			return fmt.Errorf("updating agent: %w", err)
@@ -177,7 +177,7 @@ func (s *Store) RotateAgentKey(ctx context.Context, orgID, id string, hash []byt
 			return fmt.Errorf("rotating agent key: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("rotating agent key: %w", ErrNotFound)
+			return fmt.Errorf("rotating agent key: %w", NotFound("agent"))
 		}
 		if out, err = revokeAgentTokens(ctx, tx, orgID, id); err != nil {
 			return err
@@ -205,7 +205,7 @@ func (s *Store) DeactivateAgent(ctx context.Context, orgID, id string, ev *audit
 			return fmt.Errorf("deactivating agent: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("deactivating agent: %w", ErrNotFound)
+			return fmt.Errorf("deactivating agent: %w", NotFound("agent"))
 		}
 		if out, err = revokeAgentTokens(ctx, tx, orgID, id); err != nil {
 			return err
@@ -230,7 +230,7 @@ func revokeAgentTokens(ctx context.Context, tx pgx.Tx, orgID, id string) (Agent,
 			guardrail_mac = NULL
 		WHERE org_id = $1 AND id = $2 RETURNING `+agentColumns, orgID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Agent{}, fmt.Errorf("revoking agent tokens: %w", ErrNotFound)
+		return Agent{}, fmt.Errorf("revoking agent tokens: %w", NotFound("agent"))
 	}
 	if err != nil {
 		return Agent{}, fmt.Errorf("revoking agent tokens: %w", err)

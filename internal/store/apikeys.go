@@ -93,7 +93,7 @@ func (s *Store) DeleteAPIKey(ctx context.Context, orgID, userID, id string, ev *
 			return fmt.Errorf("deleting api key: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("deleting api key: %w", ErrNotFound)
+			return fmt.Errorf("deleting api key: %w", NotFound("API key"))
 		}
 		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, APIKeyRevocationChannel, id); err != nil {
 			return fmt.Errorf("notifying api key revocation: %w", err)

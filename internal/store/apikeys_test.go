@@ -73,7 +73,7 @@ func TestAPIKeys(t *testing.T) {
 	require.Equal(t, k.ID, <-got)
 	_, err = s.APIKeyByHash(ctx, hashOf("k1"))
 	require.ErrorIs(t, err, store.ErrNotFound)
-	require.ErrorIs(t, s.DeleteAPIKey(ctx, org, user, k.ID, nil), store.ErrNotFound)
+	requireNotFound(t, s.DeleteAPIKey(ctx, org, user, k.ID, nil), "API key")
 }
 
 func TestSettingsUsersAndPlatformRole(t *testing.T) {

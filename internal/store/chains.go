@@ -70,7 +70,7 @@ func (s *Store) ResolveChain(ctx context.Context, ref string) (Chain, error) {
 		WHERE id = $1 OR $1 = ANY (aliases) OR ($2 > 0 AND chain_id = $2)
 		ORDER BY (id = $1) DESC, id LIMIT 1`, ref, numeric))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Chain{}, fmt.Errorf("resolving chain: %w", ErrNotFound)
+		return Chain{}, fmt.Errorf("resolving chain: %w", NotFound("chain"))
 	}
 	if err != nil {
 		return Chain{}, fmt.Errorf("resolving chain: %w", err)

@@ -101,7 +101,7 @@ func (s *Store) DeleteIPRule(ctx context.Context, orgID, id string, ev *auditcha
 			return fmt.Errorf("deleting ip rule: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("deleting ip rule: %w", ErrNotFound)
+			return fmt.Errorf("deleting ip rule: %w", NotFound("IP rule"))
 		}
 		if err := notifyIPRules(ctx, tx, orgID); err != nil {
 			return err

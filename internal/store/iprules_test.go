@@ -51,7 +51,7 @@ func TestIPRules(t *testing.T) {
 
 	require.ErrorIs(t, s.DeleteIPRule(ctx, otherOrg, v4.ID, nil), store.ErrNotFound, "another organization's rule")
 	require.NoError(t, s.DeleteIPRule(ctx, org, v4.ID, event(org, "ip_rule.delete")))
-	require.ErrorIs(t, s.DeleteIPRule(ctx, org, v4.ID, nil), store.ErrNotFound)
+	requireNotFound(t, s.DeleteIPRule(ctx, org, v4.ID, nil), "IP rule")
 	require.Equal(t, 3, countEvents(t, s, org, "ip_rule.create"))
 	require.Equal(t, 1, countEvents(t, s, org, "ip_rule.delete"))
 }

@@ -18,7 +18,7 @@ func lockMembership(ctx context.Context, tx pgx.Tx, orgID, userID string) (Membe
 	var one int
 	if err := tx.QueryRow(ctx, `SELECT 1 FROM orgs WHERE id = $1 FOR NO KEY UPDATE`, orgID).Scan(&one); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return Member{}, fmt.Errorf("locking organization: %w", ErrNotFound)
+			return Member{}, fmt.Errorf("locking organization: %w", NotFound("member"))
 		}
 		return Member{}, fmt.Errorf("locking organization: %w", err)
 	}
@@ -26,7 +26,7 @@ func lockMembership(ctx context.Context, tx pgx.Tx, orgID, userID string) (Membe
 	err := tx.QueryRow(ctx, `SELECT u.email, m.role, m.created_at FROM org_members m JOIN users u ON u.id = m.user_id
 		WHERE m.org_id = $1 AND m.user_id = $2`, orgID, userID).Scan(&m.Email, &m.Role, &m.JoinedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Member{}, fmt.Errorf("finding member: %w", ErrNotFound)
+		return Member{}, fmt.Errorf("finding member: %w", NotFound("member"))
 	}
 	if err != nil {
 		return Member{}, fmt.Errorf("finding member: %w", err)

@@ -32,7 +32,7 @@ func TestMemberRoleAndLastOwner(t *testing.T) {
 	_, err = s.RemoveMember(ctx, org, owner, ok, nil)
 	require.ErrorIs(t, err, store.ErrLastOwner)
 	_, err = s.UpdateMemberRole(ctx, org, newID(), "admin", ok, nil)
-	require.ErrorIs(t, err, store.ErrNotFound)
+	requireNotFound(t, err, "member")
 
 	m := addMember(t, s, org, "member")
 	refused := errors.New("refused")
@@ -83,6 +83,6 @@ func TestRemoveMember(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, members, 1)
 	_, err = s.RemoveMember(ctx, org, m, func(store.Member) error { return nil }, nil)
-	require.ErrorIs(t, err, store.ErrNotFound)
+	requireNotFound(t, err, "member")
 	require.Equal(t, 1, countEvents(t, s, org, "org.member.delete"))
 }

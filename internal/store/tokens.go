@@ -73,7 +73,7 @@ func (s *Store) DeleteToken(ctx context.Context, chain, address string, ev *audi
 			return fmt.Errorf("deleting token: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("deleting token: %w", ErrNotFound)
+			return fmt.Errorf("deleting token: %w", NotFound("token"))
 		}
 		return insertEvent(ctx, tx, ev)
 	})

@@ -4,38 +4,13 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/metering"
 )
-
-type orgLimits struct {
-	Requests           int64 `json:"requests"`
-	IntentTransactions int64 `json:"intent_transactions"`
-	Wallets            int64 `json:"wallets"`
-	Vaults             int64 `json:"vaults"`
-	Secrets            int64 `json:"secrets"`
-	Agents             int64 `json:"agents"`
-}
-
-type orgResourceUsage struct {
-	Vaults  int64 `json:"vaults"`
-	Secrets int64 `json:"secrets"`
-	Agents  int64 `json:"agents"`
-}
-
-type orgLimitsResponse struct {
-	OrgID  string           `json:"org_id"`
-	Tier   string           `json:"tier"`
-	Limits orgLimits        `json:"limits"`
-	Usage  orgResourceUsage `json:"usage"`
-}
-
-type tierUpdate struct {
-	Tier *string `json:"tier"`
-}
 
 // tiers returns the configured tier limits, or the defaults.
 func (h *Handlers) tiers() metering.Tiers {
@@ -47,17 +22,14 @@ func (h *Handlers) tiers() metering.Tiers {
 
 func (h *Handlers) writeOrgLimits(w http.ResponseWriter, r *http.Request, orgID string) error {
 	u, err := h.Admin.OrgUsage(r.Context(), orgID)
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("organization")
-	}
 	if err != nil {
 		return err
 	}
 	l := h.tiers().For(metering.Tier(u.Tier))
-	return writeJSON(w, http.StatusOK, orgLimitsResponse{OrgID: orgID, Tier: u.Tier,
-		Limits: orgLimits{Requests: l.Requests, IntentTransactions: l.IntentTransactions, Wallets: l.Wallets,
+	return writeJSON(w, http.StatusOK, api.OrgLimits{OrgID: orgID, Tier: u.Tier,
+		Limits: api.TierLimits{Requests: l.Requests, IntentTransactions: l.IntentTransactions, Wallets: l.Wallets,
 			Vaults: l.Vaults, Secrets: l.Secrets, Agents: l.Agents},
-		Usage: orgResourceUsage{Vaults: u.Vaults, Secrets: u.Secrets, Agents: u.Agents}})
+		Usage: api.ResourceUsage{Vaults: u.Vaults, Secrets: u.Secrets, Agents: u.Agents}})
 }
 
 // AdminOrgLimits answers GET /v1/admin/orgs/{org_id}/limits: the
@@ -81,7 +53,7 @@ func (h *Handlers) AdminSetOrgTier(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("org/" + orgID + "/tier")
-	var in tierUpdate
+	var in api.OrgTierUpdate
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -126,16 +98,10 @@ func (h *Handlers) AdminDeleteUser(w http.ResponseWriter, r *http.Request) error
 	case errors.As(err, &lo):
 		return problem.New(http.StatusConflict, problem.TypeConflict, "the user is the last owner of organization "+lo.OrgID+
 			", which has other members; make another member owner first")
-	case errors.Is(err, store.ErrNotFound):
-		return problem.NotFound("user")
 	case err != nil:
 		return err
 	}
-	if h.Verifier != nil && h.Verifier.APIKeys != nil {
-		for _, id := range out.APIKeyIDs {
-			h.Verifier.APIKeys.Forget(id)
-		}
-	}
+	h.forgetAPIKeys(out.APIKeyIDs...)
 	for _, oc := range out.Changes {
 		h.resealFor(r, oc)
 	}

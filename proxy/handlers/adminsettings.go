@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
-	"github.com/opencustody/ocv/proxy/metering"
 )
 
 // MaxSettingBytes bounds the JSON value of one platform setting.
@@ -20,91 +18,17 @@ const MaxSettingBytes = 16 << 10
 // settingKeyRE is the syntax of a platform setting key.
 var settingKeyRE = regexp.MustCompile(`^[a-z0-9_.]{1,64}$`)
 
-// knownSetting is one key of the platform settings allowlist: its default
-// and the check of a new value.
-type knownSetting struct {
-	def   json.RawMessage
-	check func(json.RawMessage) error
-}
-
-// knownSettings is the allowlist of platform settings (documented in
-// api/openapi.yaml, AdminSetting). Any other key answers 400.
-var knownSettings = map[string]knownSetting{
-	"signup_enabled":    {def: json.RawMessage(`true`), check: boolSetting},
-	"mcp_reveal_values": {def: json.RawMessage(`false`), check: boolSetting},
-	"default_tier":      {def: json.RawMessage(`"free"`), check: tierSetting},
-	"x402":              {def: nil, check: nil}, // checked and normalised by parseX402
-}
-
-func boolSetting(v json.RawMessage) error {
-	_, err := settingBool(v)
-	return err
-}
-
-// settingBool reads a boolean setting: true or false, or (the catalogue
-// sends setting values as strings) "true" or "false".
-func settingBool(v json.RawMessage) (bool, error) {
-	var b bool
-	if err := strictUnmarshal(v, &b); err == nil {
-		return b, nil
-	}
-	var s string
-	if err := strictUnmarshal(v, &s); err == nil && (s == "true" || s == "false") {
-		return s == "true", nil
-	}
-	return false, badField("value", "must be true or false")
-}
-
-func tierSetting(v json.RawMessage) error {
-	var s string
-	if err := strictUnmarshal(v, &s); err != nil || !isTier(s) {
-		return badField("value", "must be one of free, pro, team, business, enterprise")
-	}
-	return nil
-}
-
-// isTier reports whether s is a tier name, exact lowercase.
-func isTier(s string) bool {
-	t, err := metering.ParseTier(s)
-	return err == nil && string(t) == s
-}
-
-// strictUnmarshal decodes v into dst refusing unknown fields.
-func strictUnmarshal(v json.RawMessage, dst any) error {
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data")
-	}
-	return nil
-}
-
-type adminSetting struct {
-	Key       string          `json:"key"`
-	Value     json.RawMessage `json:"value"`
-	IsDefault bool            `json:"is_default"`
-	UpdatedBy *string         `json:"updated_by"`
-	UpdatedAt *string         `json:"updated_at"`
-}
-
-type settingWrite struct {
-	Value json.RawMessage `json:"value"`
-}
-
-func toAdminSetting(st store.Setting) adminSetting {
+func toAdminSetting(st store.Setting) api.AdminSetting {
 	by, at := st.UpdatedBy, rfc3339(st.UpdatedAt)
-	return adminSetting{Key: st.Key, Value: st.Value, UpdatedBy: &by, UpdatedAt: &at}
+	return api.AdminSetting{Key: st.Key, Value: st.Value, UpdatedBy: &by, UpdatedAt: &at}
 }
 
-func defaultSetting(key string) adminSetting {
+func defaultSetting(key string) api.AdminSetting {
 	v := knownSettings[key].def
 	if v == nil {
 		v = json.RawMessage(`null`)
 	}
-	return adminSetting{Key: key, Value: v, IsDefault: true}
+	return api.AdminSetting{Key: key, Value: v, IsDefault: true}
 }
 
 // settingKey reads and checks the {key} path value: syntax, then allowlist.
@@ -136,7 +60,7 @@ func (h *Handlers) AdminListSettings(w http.ResponseWriter, r *http.Request) err
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := api.List[adminSetting]{Items: []adminSetting{}}
+	out := api.List[api.AdminSetting]{Items: []api.AdminSetting{}}
 	for _, k := range keys {
 		if st, ok := byKey[k]; ok {
 			out.Items = append(out.Items, toAdminSetting(st))
@@ -171,7 +95,7 @@ func (h *Handlers) AdminPutSetting(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	var in settingWrite
+	var in api.AdminSettingWrite
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -180,34 +104,6 @@ func (h *Handlers) AdminPutSetting(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	return h.putSetting(w, r, key, value, func(st store.Setting) any { return toAdminSetting(st) })
-}
-
-// checkSettingValue checks and compacts a new value of key.
-func checkSettingValue(key string, v json.RawMessage) (json.RawMessage, error) {
-	if len(v) == 0 || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-		return nil, badField("value", "is required")
-	}
-	if len(v) > MaxSettingBytes {
-		return nil, badField("value", "must be at most 16384 bytes of JSON")
-	}
-	if key == x402SettingKey {
-		c, err := parseX402(v)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(c)
-	}
-	if err := knownSettings[key].check(v); err != nil {
-		return nil, err
-	}
-	if b, err := settingBool(v); err == nil { // store booleans as JSON booleans
-		v, _ = json.Marshal(b)
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, v); err != nil {
-		return nil, badField("value", "must be JSON")
-	}
-	return buf.Bytes(), nil
 }
 
 // putSetting stores a checked value, audited, and answers with view(stored).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/metering/x402"
@@ -17,35 +18,6 @@ import (
 
 // x402SettingKey is the platform setting that holds the x402 configuration.
 const x402SettingKey = "x402"
-
-// x402Settings is the x402 payment configuration an administrator stores
-// (the catalogue's {enabled, facilitator_url, payment_address, network},
-// plus the fields of proxy/metering/x402.PaymentConfig). payment_address is
-// an alias of pay_to. The running proxy reads its payment configuration
-// from OCV_X402_* at start; metering does not read this setting yet.
-type x402Settings struct {
-	Enabled           *bool  `json:"enabled"`
-	PayTo             string `json:"pay_to"`
-	PaymentAddress    string `json:"payment_address,omitempty"`
-	Network           string `json:"network"`
-	Asset             string `json:"asset"`
-	PriceAtomic       string `json:"price_atomic"`
-	FacilitatorURL    string `json:"facilitator_url"`
-	MaxTimeoutSeconds int64  `json:"max_timeout_seconds"`
-}
-
-type x402Response struct {
-	Enabled           bool    `json:"enabled"`
-	PayTo             string  `json:"pay_to"`
-	PaymentAddress    string  `json:"payment_address"`
-	Network           string  `json:"network"`
-	Asset             string  `json:"asset"`
-	PriceAtomic       string  `json:"price_atomic"`
-	FacilitatorURL    string  `json:"facilitator_url"`
-	MaxTimeoutSeconds int64   `json:"max_timeout_seconds"`
-	Configured        bool    `json:"configured"`
-	UpdatedAt         *string `json:"updated_at"`
-}
 
 var (
 	hexAddressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
@@ -70,18 +42,18 @@ func checkEVMAddress(field, s string) error {
 }
 
 // parseX402 decodes, completes and validates an x402 configuration.
-func parseX402(v json.RawMessage) (x402Settings, error) {
-	var c x402Settings
+func parseX402(v json.RawMessage) (api.AdminX402Write, error) {
+	var c api.AdminX402Write
 	if err := strictUnmarshal(v, &c); err != nil {
 		return c, badField("value", "must be an x402 configuration object")
 	}
-	return c.normalize()
+	return normalizeX402(c)
 }
 
-// normalize folds payment_address into pay_to, fills the defaults (enabled
+// normalizeX402 folds payment_address into pay_to, fills the defaults (enabled
 // true, network base, USDC on the network, price 10000, 60 s) and checks
 // every field: pay_to and facilitator_url are required while enabled.
-func (c x402Settings) normalize() (x402Settings, error) {
+func normalizeX402(c api.AdminX402Write) (api.AdminX402Write, error) {
 	if c.PaymentAddress != "" {
 		if c.PayTo != "" && !strings.EqualFold(c.PayTo, c.PaymentAddress) {
 			return c, badField("payment_address", "differs from pay_to (its alias)")
@@ -136,7 +108,7 @@ func (h *Handlers) AdminGetX402(w http.ResponseWriter, r *http.Request) error {
 	st, err := h.Admin.Setting(r.Context(), x402SettingKey)
 	if errors.Is(err, store.ErrNotFound) {
 		d := x402.PaymentConfig{}.WithDefaults()
-		return writeJSON(w, http.StatusOK, x402Response{Network: d.Network, Asset: d.Asset, PriceAtomic: d.PriceAtomic,
+		return writeJSON(w, http.StatusOK, api.AdminX402{Network: d.Network, Asset: d.Asset, PriceAtomic: d.PriceAtomic,
 			MaxTimeoutSeconds: d.MaxTimeoutSeconds}) // enabled false: nothing configured
 	}
 	if err != nil {
@@ -145,22 +117,22 @@ func (h *Handlers) AdminGetX402(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, toX402Response(st))
 }
 
-func toX402Response(st store.Setting) x402Response {
-	var c x402Settings
+func toX402Response(st store.Setting) api.AdminX402 {
+	var c api.AdminX402Write
 	_ = json.Unmarshal(st.Value, &c) // stored only after parseX402 accepted it
 	at := rfc3339(st.UpdatedAt)
-	return x402Response{Enabled: c.Enabled == nil || *c.Enabled, PayTo: c.PayTo, PaymentAddress: c.PayTo, Network: c.Network, Asset: c.Asset, PriceAtomic: c.PriceAtomic,
+	return api.AdminX402{Enabled: c.Enabled == nil || *c.Enabled, PayTo: c.PayTo, PaymentAddress: c.PayTo, Network: c.Network, Asset: c.Asset, PriceAtomic: c.PriceAtomic,
 		FacilitatorURL: c.FacilitatorURL, MaxTimeoutSeconds: c.MaxTimeoutSeconds, Configured: true, UpdatedAt: &at}
 }
 
 // AdminPutX402 answers PUT /v1/admin/x402: replaces the x402 configuration
 // (every field required, validated) stored in the platform setting "x402".
 func (h *Handlers) AdminPutX402(w http.ResponseWriter, r *http.Request) error {
-	var in x402Settings
+	var in api.AdminX402Write
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	c, err := in.normalize()
+	c, err := normalizeX402(in)
 	if err != nil {
 		return err
 	}

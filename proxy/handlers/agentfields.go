@@ -2,57 +2,20 @@ package handlers
 
 import (
 	"encoding/json"
-	"math"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/policy"
 )
 
-// fieldKind is the JSON type a guardrail field must have.
-type fieldKind int
-
 const (
-	kindBool fieldKind = iota
-	kindString
-	kindObject
-	kindArray
-	kindStrings
-	kindInteger
-	kindNumberOrString
-)
-
-// GuardrailFields are the agent guardrail fields of the spec's Agent table
-// with their JSON types. They are stored as given (a JSON object) and
-// returned; only their types are checked for now.
-var GuardrailFields = map[string]fieldKind{
-	"execution_intents_enabled": kindBool, "execution_guardrails": kindObject, "system_prompt": kindString,
-	"shroud_enabled": kindBool, "memory_enabled": kindBool, "message_signing_enabled": kindBool,
-	"raw_signing_enabled": kindBool, "eip712_default_policy": kindString, "eip712_domain_allowlist": kindArray,
-	"signing_chains": kindStrings, "tx_allowed_chains": kindArray, "tx_to_allowlist": kindArray,
-	"tx_max_value_eth": kindNumberOrString, "tx_daily_limit_eth": kindNumberOrString, "tx_max_per_day": kindInteger,
-	"tx_overhead_budget": kindObject, "solana_ata_allowlist": kindStrings, "tx_token_allowlist": kindStrings,
-	"tx_known_tokens_only": kindBool, "xrpl_allowed_tx_types": kindStrings, "per_chain_guardrails": kindObject,
-	"intents_require_tee": kindBool, "execution_require_tee": kindBool, "cards_enabled": kindBool,
-	"card_max_order_usd": kindNumberOrString, "card_daily_limit_usd": kindNumberOrString, "card_payto_allowlist": kindArray,
-	"card_reveal_enabled": kindBool, "card_require_approval": kindBool, "delegation_enabled": kindBool,
-	"action_approval_policy": kindObject, "pay_require_passkey": kindBool,
-}
-
-// guardrailDefaults are returned for boolean guardrails never set.
-var guardrailDefaults = map[string]any{
-	"execution_intents_enabled": false, "raw_signing_enabled": false, "intents_require_tee": false,
-	"execution_require_tee": false, "card_require_approval": true, "delegation_enabled": false, "pay_require_passkey": true,
-}
-
-const (
-	maxAgentName      = 255
-	maxEnvironment    = 64
-	maxScopes         = 256
-	maxGuardrailBytes = 64 << 10
+	maxAgentName   = 255
+	maxEnvironment = 64
+	maxScopes      = 256
 )
 
 // agentInput is a parsed create or patch body. A nil pointer is an absent
@@ -66,6 +29,29 @@ type agentInput struct {
 	Scopes                        []string
 	SetScopes                     bool // scopes present (nil Scopes: null, derived again)
 	Guardrails                    map[string]json.RawMessage
+}
+
+// applyFields sets the record fields that are present in the input (not
+// the guardrails, which mergeGuardrails folds in).
+func (in agentInput) applyFields(a *store.Agent) {
+	if in.Name != nil {
+		a.Name = *in.Name
+	}
+	if in.Description != nil {
+		a.Description = *in.Description
+	}
+	if in.IntentsAPIEnabled != nil {
+		a.IntentsAPIEnabled = *in.IntentsAPIEnabled
+	}
+	if in.Environment != nil {
+		a.Environment = *in.Environment
+	}
+	if in.ClearEnvironment {
+		a.Environment = ""
+	}
+	if in.SetScopes {
+		a.Scopes = in.Scopes
+	}
 }
 
 func badField(name, why string) error {
@@ -112,11 +98,11 @@ func parseAgentInput(body map[string]json.RawMessage, create bool) (agentInput, 
 				in.Scopes, err = scopesField(raw)
 			}
 		default:
-			kind, ok := GuardrailFields[k]
+			kind, ok := policy.GuardrailFields[k]
 			if !ok {
 				return in, badField("field "+k, "is unknown")
 			}
-			if !null && !kindMatches(kind, raw) {
+			if !null && !kind.Matches(raw) {
 				return in, badField(k, "has the wrong JSON type")
 			}
 			in.Guardrails[k] = raw
@@ -136,15 +122,25 @@ func textField(name string, raw json.RawMessage, max int, required bool) (*strin
 	if json.Unmarshal(raw, &s) != nil {
 		return nil, badField(name, "must be a string")
 	}
+	s, err := trimmedText(name, s, max, required)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// trimmedText trims s and checks that it has at most max characters (at
+// least one when required) and no control character.
+func trimmedText(name, s string, max int, required bool) (string, error) {
 	s = strings.TrimSpace(s)
 	n := utf8.RuneCountInString(s)
 	if (required && n < 1) || n > max || strings.IndexFunc(s, unicode.IsControl) >= 0 {
 		if required {
-			return nil, badField(name, "must be 1 to "+itoa(max)+" characters after trimming, without control characters")
+			return "", badField(name, "must be 1 to "+itoa(max)+" characters after trimming, without control characters")
 		}
-		return nil, badField(name, "must be at most "+itoa(max)+" characters, without control characters")
+		return "", badField(name, "must be at most "+itoa(max)+" characters, without control characters")
 	}
-	return &s, nil
+	return s, nil
 }
 
 func boolField(name string, raw json.RawMessage) (*bool, error) {
@@ -171,86 +167,7 @@ func scopesField(raw json.RawMessage) ([]string, error) {
 	return ss, nil
 }
 
-func kindMatches(kind fieldKind, raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch kind {
-	case kindBool:
-		_, ok := v.(bool)
-		return ok
-	case kindString:
-		_, ok := v.(string)
-		return ok
-	case kindObject:
-		_, ok := v.(map[string]any)
-		return ok
-	case kindArray:
-		_, ok := v.([]any)
-		return ok
-	case kindStrings:
-		xs, ok := v.([]any)
-		for _, x := range xs {
-			if _, isStr := x.(string); !isStr {
-				return false
-			}
-		}
-		return ok
-	case kindInteger:
-		f, ok := v.(float64)
-		return ok && f >= 0 && f == math.Trunc(f) && f <= 1<<53
-	case kindNumberOrString:
-		switch v.(type) {
-		case float64, string:
-			return true
-		}
-	}
-	return false
-}
-
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
-}
-
-// mergeGuardrails applies set (null removes a field) to the stored object.
-func mergeGuardrails(stored []byte, set map[string]json.RawMessage) ([]byte, error) {
-	m := map[string]json.RawMessage{}
-	if len(stored) > 0 {
-		if err := json.Unmarshal(stored, &m); err != nil {
-			return nil, err
-		}
-	}
-	for k, v := range set {
-		if string(v) == "null" {
-			delete(m, k)
-			continue
-		}
-		m[k] = v
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) > maxGuardrailBytes {
-		return nil, problem.BadRequest(problem.TypeInvalidRequest, "the guardrail fields are larger than 64 KiB")
-	}
-	// The signing guardrails must parse as the enclave will read them.
-	if _, err := policy.ParseGuardrails(m); err != nil {
-		return nil, problem.BadRequest(problem.TypeInvalidRequest, "invalid guardrail: "+err.Error())
-	}
-	return out, nil
-}
-
-// guardrailBool reads a boolean guardrail (its default when unset).
-func guardrailBool(stored []byte, name string) bool {
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(stored, &m)
-	var b bool
-	if raw, ok := m[name]; ok && json.Unmarshal(raw, &b) == nil {
-		return b
-	}
-	d, _ := guardrailDefaults[name].(bool)
-	return d
 }

@@ -7,17 +7,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/policy"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
 )
-
-type agentTokenRequest struct {
-	AgentID *string `json:"agent_id"`
-	APIKey  *string `json:"api_key"`
-}
 
 var errBadAgentKey = problem.Unauthorized(problem.TypeInvalidCredentials,
 	"the agent id or key is invalid, expired or rotated, or the agent is inactive")
@@ -26,7 +22,7 @@ var errBadAgentKey = problem.Unauthorized(problem.TypeInvalidCredentials,
 // an agent JWT (AgentTTL, 2 h by default) carrying its scopes (explicit,
 // else derived from its policies; [] with none), environment and flags.
 func (h *Handlers) AgentToken(w http.ResponseWriter, r *http.Request) error {
-	var in agentTokenRequest
+	var in api.AgentTokenRequest
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -60,7 +56,7 @@ func (h *Handlers) AgentToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, tokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds())})
+	return writeJSON(w, http.StatusOK, bearerToken(tok, ttl))
 }
 
 // agentClaims builds the claims of a's token from its record and policies.
@@ -74,9 +70,9 @@ func (h *Handlers) agentClaims(r *http.Request, a store.Agent, now time.Time) (*
 	}
 	c := &auth.AgentClaims{
 		Scopes: policy.Scopes(a.Scopes, pols, now), Environment: a.Environment, IntentsAPIEnabled: a.IntentsAPIEnabled,
-		ExecutionIntentsEnabled: guardrailBool(a.Guardrails, "execution_intents_enabled"),
-		IntentsRequireTEE:       guardrailBool(a.Guardrails, "intents_require_tee"),
-		ExecutionRequireTEE:     guardrailBool(a.Guardrails, "execution_require_tee"),
+		ExecutionIntentsEnabled: policy.GuardrailBool(a.Guardrails, "execution_intents_enabled"),
+		IntentsRequireTEE:       policy.GuardrailBool(a.Guardrails, "intents_require_tee"),
+		ExecutionRequireTEE:     policy.GuardrailBool(a.Guardrails, "execution_require_tee"),
 	}
 	if a.TokensValidAfter != nil {
 		c.NotBefore = *a.TokensValidAfter

@@ -1,13 +1,11 @@
 package handlers
 
 import (
-	"errors"
+	"context"
 	"net/http"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -16,34 +14,8 @@ import (
 
 const maxAPIKeyName = 255
 
-type apiKeyRequest struct {
-	Name      *string    `json:"name"`
-	ExpiresAt *time.Time `json:"expires_at"`
-}
-
-// apiKeyInfo is a key as listings show it: never the key, never its hash.
-type apiKeyInfo struct {
-	ID        string  `json:"id"`
-	Name      string  `json:"name"`
-	Prefix    string  `json:"prefix"`
-	LastFour  string  `json:"last_four"`
-	ExpiresAt *string `json:"expires_at"`
-	CreatedAt string  `json:"created_at"`
-}
-
-// apiKeyCreated is the creation answer: the only time the key is shown.
-type apiKeyCreated struct {
-	ID        string  `json:"id"`
-	Name      string  `json:"name"`
-	Key       string  `json:"key"`
-	Prefix    string  `json:"prefix"`
-	LastFour  string  `json:"last_four"`
-	ExpiresAt *string `json:"expires_at"`
-	CreatedAt string  `json:"created_at"`
-}
-
-func toAPIKey(k store.APIKey) apiKeyInfo {
-	return apiKeyInfo{ID: k.ID, Name: k.Name, Prefix: auth.APIKeyPrefix, LastFour: k.LastFour,
+func toAPIKey(k store.APIKey) api.APIKey {
+	return api.APIKey{ID: k.ID, Name: k.Name, Prefix: auth.APIKeyPrefix, LastFour: k.LastFour,
 		ExpiresAt: timePtr(k.ExpiresAt), CreatedAt: rfc3339(k.CreatedAt)}
 }
 
@@ -51,16 +23,16 @@ func toAPIKey(k store.APIKey) apiKeyInfo {
 // caller in its organization, shown once in the answer; only its SHA-256
 // is stored.
 func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
-	var in apiKeyRequest
+	var in api.APIKeyCreate
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
 	if in.Name == nil {
 		return problem.BadRequest(problem.TypeInvalidRequest, "name is required")
 	}
-	name := strings.TrimSpace(*in.Name)
-	if n := utf8.RuneCountInString(name); n < 1 || n > maxAPIKeyName || strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return problem.BadRequest(problem.TypeInvalidRequest, "name must be 1 to 255 characters after trimming, without control characters")
+	name, err := trimmedText("name", *in.Name, maxAPIKeyName, true)
+	if err != nil {
+		return err
 	}
 	if in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()) {
 		return problem.BadRequest(problem.TypeInvalidRequest, "expires_at must be in the future")
@@ -79,27 +51,17 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	info := toAPIKey(k)
-	return writeJSON(w, http.StatusCreated, apiKeyCreated{ID: info.ID, Name: info.Name, Key: key, Prefix: info.Prefix,
+	return writeJSON(w, http.StatusCreated, api.APIKeyCreated{ID: info.ID, Name: info.Name, Key: key, Prefix: info.Prefix,
 		LastFour: info.LastFour, ExpiresAt: info.ExpiresAt, CreatedAt: info.CreatedAt})
 }
 
 // ListAPIKeys answers GET /v1/auth/api-keys: the caller's keys in its
 // organization, expired ones included, by prefix and last four characters.
 func (h *Handlers) ListAPIKeys(w http.ResponseWriter, r *http.Request) error {
-	limit, cursor, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	if err := cursorID(cursor); err != nil {
-		return err
-	}
 	p := principal(r)
-	auditlog.FromContext(r.Context()).SetResource("api_keys")
-	keys, err := h.Accounts.ListAPIKeys(r.Context(), p.OrgID, p.ID, cursor, limit+1)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, listPage(keys, limit, toAPIKey, func(k store.APIKey) string { return k.ID }))
+	return listByID(w, r, "api_keys", func(ctx context.Context, after string, limit int) ([]store.APIKey, error) {
+		return h.Accounts.ListAPIKeys(ctx, p.OrgID, p.ID, after, limit)
+	}, toAPIKey, func(k store.APIKey) string { return k.ID })
 }
 
 // DeleteAPIKey answers DELETE /v1/auth/api-keys/{key_id}: the key stops
@@ -114,15 +76,10 @@ func (h *Handlers) DeleteAPIKey(w http.ResponseWriter, r *http.Request) error {
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("api_key/" + id)
 	err = h.Accounts.DeleteAPIKey(r.Context(), p.OrgID, p.ID, id, entry.Prepare(http.StatusNoContent))
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("API key")
-	}
 	if err != nil {
 		return err
 	}
-	if h.Verifier != nil && h.Verifier.APIKeys != nil {
-		h.Verifier.APIKeys.Forget(id)
-	}
+	h.forgetAPIKeys(id)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -6,10 +6,10 @@ import (
 	"net/mail"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
@@ -25,45 +25,34 @@ const (
 	maxEmailBytes    = 254
 )
 
-type credentials struct {
-	Email    *string `json:"email"`
-	Password *string `json:"password"`
-}
-
-func (c credentials) validate() (email, emailKey, password string, err error) {
-	if c.Email == nil || c.Password == nil {
+// validateCredentials checks an email and password pair: both present, the
+// email a plain address. It returns the email, its lowercase key and the
+// password.
+func validateCredentials(emailIn, passwordIn *string) (email, emailKey, password string, err error) {
+	if emailIn == nil || passwordIn == nil {
 		return "", "", "", problem.BadRequest(problem.TypeInvalidRequest, "email and password are required")
 	}
-	email = strings.TrimSpace(*c.Email)
+	email = strings.TrimSpace(*emailIn)
 	addr, perr := mail.ParseAddress(email)
 	if perr != nil || addr.Address != email || len(email) > maxEmailBytes {
 		return "", "", "", problem.BadRequest(problem.TypeInvalidRequest, "email is not a valid address")
 	}
-	return email, strings.ToLower(email), *c.Password, nil
-}
-
-type signupResponse struct {
-	ID        string `json:"id"`
-	UserID    string `json:"user_id"`
-	Email     string `json:"email"`
-	OrgID     string `json:"org_id"`
-	Role      string `json:"role"`
-	CreatedAt string `json:"created_at"`
+	return email, strings.ToLower(email), *passwordIn, nil
 }
 
 // Signup answers POST /v1/auth/signup: it creates the user and an
 // organization the user owns.
 func (h *Handlers) Signup(w http.ResponseWriter, r *http.Request) error {
-	var in credentials
+	var in api.SignupRequest
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	email, key, password, err := in.validate()
+	email, key, password, err := validateCredentials(in.Email, in.Password)
 	if err != nil {
 		return err
 	}
-	if utf8.RuneCountInString(password) < minPasswordChars || len(password) > maxPasswordBytes {
-		return problem.BadRequest(problem.TypeInvalidRequest, "password must be at least 8 characters (at most 1024 bytes)")
+	if err := checkNewPassword("password", password); err != nil {
+		return err
 	}
 	hash, err := auth.HashPassword(r.Context(), password)
 	if err != nil {
@@ -84,16 +73,8 @@ func (h *Handlers) Signup(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	return writeJSON(w, http.StatusCreated, signupResponse{ID: userID, UserID: userID, Email: email, OrgID: orgID,
+	return writeJSON(w, http.StatusCreated, api.SignupResponse{ID: userID, UserID: userID, Email: email, OrgID: orgID,
 		Role: "owner", CreatedAt: rfc3339(created)})
-}
-
-type tokenResponse struct {
-	AccessToken string `json:"access_token"`
-	TokenType   string `json:"token_type"`
-	ExpiresIn   int64  `json:"expires_in"`
-	// RefreshToken is set by password sign-in and refresh only.
-	RefreshToken string `json:"refresh_token,omitempty"`
 }
 
 var errBadCredentials = problem.Unauthorized(problem.TypeInvalidCredentials, "the email or password is incorrect")
@@ -102,11 +83,11 @@ var errBadCredentials = problem.Unauthorized(problem.TypeInvalidCredentials, "th
 // token and a refresh token. A known user's failed checks are counted and
 // audited in its organization; the MaxFailedLogins-th locks the account.
 func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
-	var in credentials
+	var in api.TokenRequest
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	_, key, password, err := in.validate()
+	_, key, password, err := validateCredentials(in.Email, in.Password)
 	if err != nil {
 		return err
 	}
@@ -123,11 +104,7 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 		return accountLocked(w, u.LockedUntil)
 	}
 	// An unknown user is checked against a dummy hash: same cost, same answer.
-	// A password over the byte limit is never right (and never hashed).
-	err = auth.ErrPasswordMismatch
-	if len(password) <= maxPasswordBytes {
-		err = auth.VerifyPassword(r.Context(), u.PasswordHash, password)
-	}
+	err = verifyPassword(r.Context(), u.PasswordHash, password)
 	if errors.Is(err, auth.ErrPasswordMismatch) {
 		if u.ID == "" {
 			return errBadCredentials
@@ -143,7 +120,7 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := tokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds())}
+	resp := bearerToken(tok, ttl)
 	var rt *store.RefreshToken
 	if h.Identity.RefreshTTL > 0 {
 		refresh, row, err := h.newRefreshToken()
@@ -169,10 +146,6 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, resp)
 }
 
-type revokeRequest struct {
-	RefreshToken *string `json:"refresh_token"`
-}
-
 // RevokeToken answers DELETE /v1/auth/token: the presented token stops
 // working at once on every replica. An optional body
 // {"refresh_token": "..."} also revokes that refresh token's family when it
@@ -183,7 +156,7 @@ func (h *Handlers) RevokeToken(w http.ResponseWriter, r *http.Request) error {
 		return problem.BadRequest(problem.TypeInvalidRequest,
 			"an API key is not a session; delete it with DELETE /v1/auth/api-keys/{key_id}")
 	}
-	var in revokeRequest
+	var in api.RevokeRequest
 	if _, err := decodeOptionalJSON(r, &in); err != nil {
 		return err
 	}

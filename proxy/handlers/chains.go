@@ -2,11 +2,8 @@ package handlers
 
 import (
 	"errors"
-	"net"
 	"net/http"
-	"net/url"
 	"regexp"
-	"strings"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
@@ -24,34 +21,10 @@ var chainSlugRE = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
 // maxChainAliases bounds the aliases of one chain.
 const maxChainAliases = 16
 
-type chainResponse struct {
-	ID          string   `json:"id"`
-	ChainID     *int64   `json:"chain_id"`
-	Family      string   `json:"family"`
-	Name        string   `json:"name"`
-	Aliases     []string `json:"aliases"`
-	RPCURL      *string  `json:"rpc_url,omitempty"` // platform administrators only
-	ExplorerURL string   `json:"explorer_url"`
-	IsTestnet   bool     `json:"is_testnet"`
-	IsEnabled   bool     `json:"is_enabled"`
-}
-
-type chainRequest struct {
-	ID          string   `json:"id"`
-	ChainID     *int64   `json:"chain_id"`
-	Family      string   `json:"family"`
-	Name        string   `json:"name"`
-	Aliases     []string `json:"aliases"`
-	RPCURL      string   `json:"rpc_url"`
-	ExplorerURL string   `json:"explorer_url"`
-	IsTestnet   bool     `json:"is_testnet"`
-	IsEnabled   *bool    `json:"is_enabled"`
-}
-
 // toChain renders c; the RPC URL (it may embed a provider key) only for
 // platform administrators.
-func toChain(c store.Chain, admin bool) chainResponse {
-	out := chainResponse{ID: c.ID, Family: c.Family, Name: c.Name, Aliases: c.Aliases, ExplorerURL: c.ExplorerURL,
+func toChain(c store.Chain, admin bool) api.Chain {
+	out := api.Chain{ID: c.ID, Family: c.Family, Name: c.Name, Aliases: c.Aliases, ExplorerURL: c.ExplorerURL,
 		IsTestnet: c.IsTestnet, IsEnabled: c.IsEnabled}
 	if out.Aliases == nil {
 		out.Aliases = []string{}
@@ -72,91 +45,6 @@ func isPlatformAdmin(r *http.Request) bool {
 	return pr == "admin" || pr == "super_admin"
 }
 
-// checkNodeURL accepts an https URL, or http to a loopback host only.
-func checkNodeURL(field, s string) error {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || len(s) > 2048 {
-		return badField(field, "must be an absolute https URL without credentials")
-	}
-	switch u.Scheme {
-	case "https":
-		return nil
-	case "http":
-		host := u.Hostname()
-		if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
-			return nil
-		}
-	}
-	return badField(field, "must use https (http only for localhost)")
-}
-
-// chainSlug derives a chain id from a display name ("Base Sepolia" →
-// "base-sepolia") for requests that name no id.
-func chainSlug(name string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(name)) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		case r == ' ' || r == '-' || r == '_':
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
-}
-
-// validate checks a chain request. id defaults to the slug of name and
-// family to evm when chain_id is given (the catalogue's request names only
-// name and chain_id).
-func (in chainRequest) validate() (store.Chain, error) {
-	if in.ID == "" {
-		in.ID = chainSlug(in.Name)
-	}
-	if in.Family == "" && in.ChainID != nil {
-		in.Family = "evm"
-	}
-	c := store.Chain{ID: in.ID, Family: in.Family, Name: strings.TrimSpace(in.Name), RPCURL: in.RPCURL,
-		ExplorerURL: in.ExplorerURL, IsTestnet: in.IsTestnet, IsEnabled: in.IsEnabled == nil || *in.IsEnabled}
-	if !chainSlugRE.MatchString(c.ID) {
-		return c, badField("id", "must be 1 to 32 characters of a-z, 0-9 and '-', starting with a letter")
-	}
-	if !ChainFamilies[c.Family] {
-		return c, badField("family", "must be one of evm, bitcoin, solana, xrp, cardano, tron")
-	}
-	switch {
-	case c.Family == "evm" && (in.ChainID == nil || *in.ChainID <= 0):
-		return c, badField("chain_id", "is required for evm chains and must be positive")
-	case c.Family != "evm" && in.ChainID != nil:
-		return c, badField("chain_id", "is only for evm chains")
-	case in.ChainID != nil:
-		c.ChainID = *in.ChainID
-	}
-	if c.Name == "" || len(c.Name) > 64 {
-		return c, badField("name", "must be 1 to 64 characters")
-	}
-	if len(in.Aliases) > maxChainAliases {
-		return c, badField("aliases", "may hold at most 16 names")
-	}
-	seen := map[string]bool{c.ID: true}
-	c.Aliases = []string{}
-	for _, a := range in.Aliases {
-		if !chainSlugRE.MatchString(a) || seen[a] {
-			return c, badField("aliases", "must be distinct names like id, none equal to id")
-		}
-		seen[a] = true
-		c.Aliases = append(c.Aliases, a)
-	}
-	if err := checkNodeURL("rpc_url", c.RPCURL); err != nil {
-		return c, err
-	}
-	if c.ExplorerURL != "" {
-		if err := checkNodeURL("explorer_url", c.ExplorerURL); err != nil {
-			return c, err
-		}
-	}
-	return c, nil
-}
-
 // ListChains answers GET /v1/chains: the chain registry in id order.
 func (h *Handlers) ListChains(w http.ResponseWriter, r *http.Request) error {
 	auditlog.FromContext(r.Context()).SetResource("chains")
@@ -165,7 +53,7 @@ func (h *Handlers) ListChains(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	admin := isPlatformAdmin(r)
-	out := api.List[chainResponse]{Items: make([]chainResponse, 0, len(cs))}
+	out := api.List[api.Chain]{Items: make([]api.Chain, 0, len(cs))}
 	for _, c := range cs {
 		out.Items = append(out.Items, toChain(c, admin))
 	}
@@ -177,11 +65,7 @@ func (h *Handlers) resolveChain(r *http.Request, ref string) (store.Chain, error
 	if ref == "" || len(ref) > 64 {
 		return store.Chain{}, problem.NotFound("chain")
 	}
-	c, err := h.Admin.ResolveChain(r.Context(), ref)
-	if errors.Is(err, store.ErrNotFound) {
-		return store.Chain{}, problem.NotFound("chain")
-	}
-	return c, err
+	return h.Admin.ResolveChain(r.Context(), ref)
 }
 
 // GetChain answers GET /v1/chains/{id_or_chain_id}: `ethereum`, `mainnet`,
@@ -200,11 +84,11 @@ func (h *Handlers) GetChain(w http.ResponseWriter, r *http.Request) error {
 // replaces every field of the chain with that id (200). 409 when the chain
 // id or a name is taken by another chain.
 func (h *Handlers) AdminPutChain(w http.ResponseWriter, r *http.Request) error {
-	var in chainRequest
+	var in api.ChainWrite
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	c, err := in.validate()
+	c, err := validateChain(in)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
@@ -60,12 +61,23 @@ const MaxFailedLogins = 10
 // InviteTTL is how long an invitation can be accepted.
 const InviteTTL = 7 * 24 * time.Hour
 
-type messageResponse struct {
-	Message string `json:"message"`
+// checkNewPassword applies the password rules to a new password, named
+// field in the 400 answer.
+func checkNewPassword(field, p string) error {
+	if utf8.RuneCountInString(p) < minPasswordChars || len(p) > maxPasswordBytes {
+		return problem.BadRequest(problem.TypeInvalidRequest, field+" must be at least 8 characters (at most 1024 bytes)")
+	}
+	return nil
 }
 
-func validNewPassword(p string) bool {
-	return utf8.RuneCountInString(p) >= minPasswordChars && len(p) <= maxPasswordBytes
+// verifyPassword checks password against hash: auth.ErrPasswordMismatch
+// when it is wrong. A password over the byte limit is never right (and
+// never hashed).
+func verifyPassword(ctx context.Context, hash, password string) error {
+	if len(password) > maxPasswordBytes {
+		return auth.ErrPasswordMismatch
+	}
+	return auth.VerifyPassword(ctx, hash, password)
 }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
@@ -98,6 +110,12 @@ func (h *Handlers) passwordFailed(w http.ResponseWriter, r *http.Request, userID
 		return accountLocked(w, until)
 	}
 	return fail
+}
+
+// bearerToken is the answer that hands out the access token tok, valid for
+// ttl.
+func bearerToken(tok string, ttl time.Duration) api.TokenResponse {
+	return api.TokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds())}
 }
 
 // newRefreshToken returns a fresh refresh token and its row (id, hash,

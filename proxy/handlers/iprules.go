@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -8,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -16,23 +18,8 @@ import (
 // MaxIPRuleDescription bounds an IP rule's description, in characters.
 const MaxIPRuleDescription = 255
 
-type ipRuleRequest struct {
-	CIDR        *string `json:"cidr"`
-	RuleType    *string `json:"rule_type"`
-	Description *string `json:"description"`
-}
-
-type ipRuleResponse struct {
-	ID          string `json:"id"`
-	CIDR        string `json:"cidr"`
-	RuleType    string `json:"rule_type"`
-	Description string `json:"description"`
-	CreatedBy   string `json:"created_by"`
-	CreatedAt   string `json:"created_at"`
-}
-
-func toIPRule(r store.IPRule) ipRuleResponse {
-	return ipRuleResponse{ID: r.ID, CIDR: r.CIDR.String(), RuleType: r.RuleType, Description: r.Description,
+func toIPRule(r store.IPRule) api.IPRule {
+	return api.IPRule{ID: r.ID, CIDR: r.CIDR.String(), RuleType: r.RuleType, Description: r.Description,
 		CreatedBy: r.CreatedBy, CreatedAt: rfc3339(r.CreatedAt)}
 }
 
@@ -79,19 +66,10 @@ func (h *Handlers) ipRulesChanged(orgID string) {
 // ListIPRules answers GET /v1/security/ip-rules: the organization's IP
 // rules in id order (every member may read them).
 func (h *Handlers) ListIPRules(w http.ResponseWriter, r *http.Request) error {
-	limit, cursor, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	if err := cursorID(cursor); err != nil {
-		return err
-	}
-	auditlog.FromContext(r.Context()).SetResource("security/ip-rules")
-	rules, err := h.Orgs.ListIPRules(r.Context(), principal(r).OrgID, cursor, limit+1)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, listPage(rules, limit, toIPRule, func(r store.IPRule) string { return r.ID }))
+	orgID := principal(r).OrgID
+	return listByID(w, r, "security/ip-rules", func(ctx context.Context, after string, limit int) ([]store.IPRule, error) {
+		return h.Orgs.ListIPRules(ctx, orgID, after, limit)
+	}, toIPRule, func(r store.IPRule) string { return r.ID })
 }
 
 // CreateIPRule answers POST /v1/security/ip-rules (owners and admins).
@@ -102,7 +80,7 @@ func (h *Handlers) CreateIPRule(w http.ResponseWriter, r *http.Request) error {
 	if err := orgAdmin(r, "manage IP rules"); err != nil {
 		return err
 	}
-	var in ipRuleRequest
+	var in api.IPRuleCreate
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -151,11 +129,7 @@ func (h *Handlers) DeleteIPRule(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	orgID := principal(r).OrgID
-	err = h.Orgs.DeleteIPRule(r.Context(), orgID, id, entry.Prepare(http.StatusNoContent))
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("IP rule")
-	}
-	if err != nil {
+	if err := h.Orgs.DeleteIPRule(r.Context(), orgID, id, entry.Prepare(http.StatusNoContent)); err != nil {
 		return err
 	}
 	h.ipRulesChanged(orgID)

@@ -4,14 +4,11 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 )
-
-type memberPatch struct {
-	Role *string `json:"role"`
-}
 
 // ownerOnly refuses a change that grants or removes the owner role unless
 // the caller is an owner.
@@ -22,12 +19,11 @@ func ownerOnly(callerRole string, cur store.Member, role string) error {
 	return nil
 }
 
+// memberWriteError answers the refusal to leave an organization without
+// an owner with lastOwner (409).
 func memberWriteError(err error, lastOwner string) error {
-	switch {
-	case errors.Is(err, store.ErrLastOwner):
+	if errors.Is(err, store.ErrLastOwner) {
 		return problem.New(http.StatusConflict, problem.TypeConflict, lastOwner)
-	case errors.Is(err, store.ErrNotFound):
-		return problem.NotFound("member")
 	}
 	return err
 }
@@ -48,7 +44,7 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 	if err := orgAdmin(r, "change member roles"); err != nil {
 		return err
 	}
-	var in memberPatch
+	var in api.MemberRoleUpdate
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -88,11 +84,7 @@ func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return memberWriteError(err, "the organization's last owner cannot be removed; make another member owner first")
 	}
-	if h.Verifier != nil && h.Verifier.APIKeys != nil {
-		for _, id := range out.APIKeyIDs {
-			h.Verifier.APIKeys.Forget(id)
-		}
-	}
+	h.forgetAPIKeys(out.APIKeyIDs...)
 	for _, ch := range out.Changes {
 		h.sealPolicySet(r, ch)
 	}

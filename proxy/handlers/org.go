@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -15,49 +17,17 @@ import (
 // OrgRoles are the organization roles, exact lowercase strings.
 var OrgRoles = map[string]bool{"owner": true, "admin": true, "member": true}
 
-type member struct {
-	ID       string `json:"id"`
-	Email    string `json:"email"`
-	Role     string `json:"role"`
-	JoinedAt string `json:"joined_at"`
-}
-
-func toMember(m store.Member) member {
-	return member{ID: m.UserID, Email: m.Email, Role: m.Role, JoinedAt: rfc3339(m.JoinedAt)}
+func toMember(m store.Member) api.OrgMember {
+	return api.OrgMember{ID: m.UserID, Email: m.Email, Role: m.Role, JoinedAt: rfc3339(m.JoinedAt)}
 }
 
 // ListMembers answers GET /v1/org/members: the caller's organization's
 // members in id order.
 func (h *Handlers) ListMembers(w http.ResponseWriter, r *http.Request) error {
-	limit, cursor, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	if err := cursorID(cursor); err != nil {
-		return err
-	}
-	auditlog.FromContext(r.Context()).SetResource("org/members")
-	ms, err := h.Accounts.ListMembers(r.Context(), principal(r).OrgID, cursor, limit+1)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, listPage(ms, limit, toMember, func(m store.Member) string { return m.UserID }))
-}
-
-type inviteRequest struct {
-	Email *string `json:"email"`
-	Role  *string `json:"role"`
-}
-
-type inviteResponse struct {
-	ID        string `json:"id"`
-	Email     string `json:"email"`
-	Role      string `json:"role"`
-	InvitedBy string `json:"invited_by"`
-	Token     string `json:"token"`
-	Notified  bool   `json:"notified"`
-	ExpiresAt string `json:"expires_at"`
-	CreatedAt string `json:"created_at"`
+	orgID := principal(r).OrgID
+	return listByID(w, r, "org/members", func(ctx context.Context, after string, limit int) ([]store.Member, error) {
+		return h.Accounts.ListMembers(ctx, orgID, after, limit)
+	}, toMember, func(m store.Member) string { return m.UserID })
 }
 
 // InviteMember answers POST /v1/org/invite (owners and admins; only an
@@ -69,7 +39,7 @@ func (h *Handlers) InviteMember(w http.ResponseWriter, r *http.Request) error {
 	if p.Role != "owner" && p.Role != "admin" {
 		return problem.New(http.StatusForbidden, problem.TypeForbidden, "only owners and admins may invite members")
 	}
-	var in inviteRequest
+	var in api.InviteRequest
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -79,7 +49,7 @@ func (h *Handlers) InviteMember(w http.ResponseWriter, r *http.Request) error {
 	if !OrgRoles[*in.Role] {
 		return problem.BadRequest(problem.TypeInvalidRequest, "role must be one of owner, admin, member (exact lowercase)")
 	}
-	email, key, _, err := credentials{Email: in.Email, Password: new(string)}.validate()
+	email, key, _, err := validateCredentials(in.Email, new(string))
 	if err != nil {
 		return err
 	}
@@ -107,6 +77,6 @@ func (h *Handlers) InviteMember(w http.ResponseWriter, r *http.Request) error {
 		notified = h.Mailer.SendInvite(r.Context(), mail.Invite{ID: inv.ID, OrgID: inv.OrgID, Email: inv.Email, Role: inv.Role,
 			InvitedBy: inv.InvitedBy, ExpiresAt: inv.ExpiresAt, Token: token}) == nil
 	}
-	return writeJSON(w, http.StatusCreated, inviteResponse{ID: inv.ID, Email: inv.Email, Role: inv.Role, InvitedBy: inv.InvitedBy,
+	return writeJSON(w, http.StatusCreated, api.Invite{ID: inv.ID, Email: inv.Email, Role: inv.Role, InvitedBy: inv.InvitedBy,
 		Token: token, Notified: notified, ExpiresAt: rfc3339(inv.ExpiresAt), CreatedAt: rfc3339(inv.CreatedAt)})
 }

@@ -5,16 +5,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
 )
-
-type changePasswordRequest struct {
-	CurrentPassword *string `json:"current_password"`
-	NewPassword     *string `json:"new_password"`
-}
 
 var errWrongPassword = problem.Unauthorized(problem.TypeInvalidCredentials, "the current password is incorrect")
 
@@ -23,15 +19,15 @@ var errWrongPassword = problem.Unauthorized(problem.TypeInvalidCredentials, "the
 // stolen access token cannot be used to guess the password). On success
 // every refresh token of the user is revoked.
 func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error {
-	var in changePasswordRequest
+	var in api.ChangePasswordRequest
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
 	if in.CurrentPassword == nil || in.NewPassword == nil {
 		return problem.BadRequest(problem.TypeInvalidRequest, "current_password and new_password are required")
 	}
-	if !validNewPassword(*in.NewPassword) {
-		return problem.BadRequest(problem.TypeInvalidRequest, "new_password must be at least 8 characters (at most 1024 bytes)")
+	if err := checkNewPassword("new_password", *in.NewPassword); err != nil {
+		return err
 	}
 	u, err := h.currentUser(r)
 	if err != nil {
@@ -45,10 +41,7 @@ func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error 
 	if time.Now().Before(u.LockedUntil) {
 		return accountLocked(w, u.LockedUntil)
 	}
-	err = auth.ErrPasswordMismatch
-	if len(*in.CurrentPassword) <= maxPasswordBytes {
-		err = auth.VerifyPassword(r.Context(), u.PasswordHash, *in.CurrentPassword)
-	}
+	err = verifyPassword(r.Context(), u.PasswordHash, *in.CurrentPassword)
 	if errors.Is(err, auth.ErrPasswordMismatch) {
 		return h.passwordFailed(w, r, u.ID, errWrongPassword)
 	}
@@ -62,11 +55,7 @@ func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error 
 	if err := h.Accounts.ChangePassword(r.Context(), u.ID, hash, entry.Prepare(http.StatusOK)); err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, messageResponse{Message: "password changed; every refresh token of the account was revoked"})
-}
-
-type setPasswordRequest struct {
-	Password *string `json:"password"`
+	return writeJSON(w, http.StatusOK, api.Message{Message: "password changed; every refresh token of the account was revoked"})
 }
 
 var errPasswordSet = problem.BadRequest(problem.TypeInvalidRequest, "a password is already set; use POST /v1/auth/change-password")
@@ -74,15 +63,15 @@ var errPasswordSet = problem.BadRequest(problem.TypeInvalidRequest, "a password 
 // SetPassword answers POST /v1/auth/set-password for a user without a
 // password (400 when one is set).
 func (h *Handlers) SetPassword(w http.ResponseWriter, r *http.Request) error {
-	var in setPasswordRequest
+	var in api.SetPasswordRequest
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
 	if in.Password == nil {
 		return problem.BadRequest(problem.TypeInvalidRequest, "password is required")
 	}
-	if !validNewPassword(*in.Password) {
-		return problem.BadRequest(problem.TypeInvalidRequest, "password must be at least 8 characters (at most 1024 bytes)")
+	if err := checkNewPassword("password", *in.Password); err != nil {
+		return err
 	}
 	u, err := h.currentUser(r)
 	if err != nil {
@@ -104,5 +93,5 @@ func (h *Handlers) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, messageResponse{Message: "password set"})
+	return writeJSON(w, http.StatusOK, api.Message{Message: "password set"})
 }

@@ -3,18 +3,11 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 )
-
-type settingsResponse struct {
-	RequirePasskeyForVaults bool `json:"require_passkey_for_vaults"`
-}
-
-type settingsPatch struct {
-	RequirePasskeyForVaults *bool `json:"require_passkey_for_vaults"`
-}
 
 // GetSettings answers GET /v1/auth/settings: the caller's security settings.
 func (h *Handlers) GetSettings(w http.ResponseWriter, r *http.Request) error {
@@ -24,14 +17,14 @@ func (h *Handlers) GetSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, settingsResponse{RequirePasskeyForVaults: s.RequirePasskeyForVaults})
+	return writeJSON(w, http.StatusOK, api.UserSettings{RequirePasskeyForVaults: s.RequirePasskeyForVaults})
 }
 
 // UpdateSettings answers PATCH /v1/auth/settings. Requiring a passkey for
 // vault reads needs a registered passkey; passkeys are not implemented yet,
 // so turning it on answers 400 until they are.
 func (h *Handlers) UpdateSettings(w http.ResponseWriter, r *http.Request) error {
-	var in settingsPatch
+	var in api.UserSettingsPatch
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -49,5 +42,5 @@ func (h *Handlers) UpdateSettings(w http.ResponseWriter, r *http.Request) error 
 	if err := h.Accounts.SaveSettings(r.Context(), p.ID, s, entry.Prepare(http.StatusOK)); err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, settingsResponse{RequirePasskeyForVaults: s.RequirePasskeyForVaults})
+	return writeJSON(w, http.StatusOK, api.UserSettings{RequirePasskeyForVaults: s.RequirePasskeyForVaults})
 }

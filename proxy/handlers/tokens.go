@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
@@ -13,17 +14,13 @@ import (
 	"github.com/opencustody/ocv/proxy/auth"
 )
 
-type apiKeyTokenRequest struct {
-	APIKey *string `json:"api_key"`
-}
-
 var errBadAPIKey = problem.Unauthorized(problem.TypeInvalidCredentials, "the API key is invalid, expired or deleted")
 
 // APIKeyToken answers POST /v1/auth/api-key-token: a personal API key for
 // an access token of its owner (no refresh token: the key is the long-lived
 // credential).
 func (h *Handlers) APIKeyToken(w http.ResponseWriter, r *http.Request) error {
-	var in apiKeyTokenRequest
+	var in api.APIKeyTokenRequest
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -48,11 +45,7 @@ func (h *Handlers) APIKeyToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, tokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds())})
-}
-
-type refreshRequest struct {
-	RefreshToken *string `json:"refresh_token"`
+	return writeJSON(w, http.StatusOK, bearerToken(tok, ttl))
 }
 
 var errBadRefresh = problem.Unauthorized(problem.TypeInvalidToken,
@@ -63,7 +56,7 @@ var errBadRefresh = problem.Unauthorized(problem.TypeInvalidToken,
 // a spent one again revokes every refresh token of its family (the chain of
 // rotations since one sign-in), since one of the two holders is a thief.
 func (h *Handlers) Refresh(w http.ResponseWriter, r *http.Request) error {
-	var in refreshRequest
+	var in api.RefreshRequest
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -105,6 +98,7 @@ func (h *Handlers) Refresh(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	}
-	return writeJSON(w, http.StatusOK, tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds()),
-		RefreshToken: next})
+	resp := bearerToken(access, ttl)
+	resp.RefreshToken = next
+	return writeJSON(w, http.StatusOK, resp)
 }

@@ -19,24 +19,8 @@ var (
 	nonEVMAddressRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 )
 
-type knownToken struct {
-	Chain           string `json:"chain"`
-	ContractAddress string `json:"contract_address"`
-	Symbol          string `json:"symbol"`
-	Decimals        int    `json:"decimals"`
-	Name            string `json:"name"`
-}
-
-type tokenRequest struct {
-	Chain           string `json:"chain"`
-	ContractAddress string `json:"contract_address"`
-	Symbol          string `json:"symbol"`
-	Decimals        *int   `json:"decimals"`
-	Name            string `json:"name"`
-}
-
-func toKnownToken(k store.KnownToken) knownToken {
-	return knownToken{Chain: k.Chain, ContractAddress: k.ContractAddress, Symbol: k.Symbol, Decimals: k.Decimals, Name: k.Name}
+func toKnownToken(k store.KnownToken) api.KnownToken {
+	return api.KnownToken{Chain: k.Chain, ContractAddress: k.ContractAddress, Symbol: k.Symbol, Decimals: k.Decimals, Name: k.Name}
 }
 
 // tokenAddress checks an address for the chain's family and returns its
@@ -68,7 +52,7 @@ func (h *Handlers) listTokens(w http.ResponseWriter, r *http.Request, ref string
 	if err != nil {
 		return err
 	}
-	out := api.List[knownToken]{Items: make([]knownToken, 0, len(ks))}
+	out := api.List[api.KnownToken]{Items: make([]api.KnownToken, 0, len(ks))}
 	for _, k := range ks {
 		out.Items = append(out.Items, toKnownToken(k))
 	}
@@ -92,7 +76,7 @@ func (h *Handlers) ListChainTokens(w http.ResponseWriter, r *http.Request) error
 // AdminCreateToken answers POST /v1/admin/tokens: registers a token (201);
 // 409 when the chain already has one at that address.
 func (h *Handlers) AdminCreateToken(w http.ResponseWriter, r *http.Request) error {
-	var in tokenRequest
+	var in api.KnownTokenWrite
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -141,11 +125,7 @@ func (h *Handlers) AdminDeleteToken(w http.ResponseWriter, r *http.Request) erro
 	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("tokens/" + c.ID + "/" + addr)
-	err = h.Admin.DeleteToken(r.Context(), c.ID, addr, entry.Prepare(http.StatusNoContent))
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.NotFound("token")
-	}
-	if err != nil {
+	if err := h.Admin.DeleteToken(r.Context(), c.ID, addr, entry.Prepare(http.StatusNoContent)); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/opencustody/ocv/api"
 )
 
 // Response is an HTTP answer with its body read.
@@ -24,6 +26,14 @@ func (r Response) JSON(t testing.TB) map[string]any {
 		t.Fatalf("decoding %d answer %q: %v", r.Status, r.Body, err)
 	}
 	return m
+}
+
+// Decode decodes the body into v, an API answer type.
+func (r Response) Decode(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decoding %d answer %q: %v", r.Status, r.Body, err)
+	}
 }
 
 // Do sends a request. body may be nil, a string (sent as is) or any value
@@ -84,17 +94,26 @@ type Account struct {
 func (s *Stack) SignUp(email string) Account {
 	s.t.Helper()
 	a := Account{Email: email, Password: "correct horse battery " + randHex(4)}
-	r := s.Do("POST", "/v1/auth/signup", "", map[string]string{"email": a.Email, "password": a.Password})
+	r := s.Do("POST", "/v1/auth/signup", "", api.SignupRequest{Email: &a.Email, Password: &a.Password})
 	if r.Status != http.StatusCreated {
 		s.t.Fatalf("signup: %d %s", r.Status, r.Body)
 	}
-	m := r.JSON(s.t)
-	a.UserID, a.OrgID = m["user_id"].(string), m["org_id"].(string)
-	r = s.Do("POST", "/v1/auth/token", "", map[string]string{"email": a.Email, "password": a.Password})
+	var up api.SignupResponse
+	r.Decode(s.t, &up)
+	if up.UserID == "" || up.OrgID == "" {
+		s.t.Fatalf("signup: no user_id or org_id in %s", r.Body)
+	}
+	a.UserID, a.OrgID = up.UserID, up.OrgID
+	r = s.Do("POST", "/v1/auth/token", "", api.TokenRequest{Email: &a.Email, Password: &a.Password})
 	if r.Status != http.StatusOK {
 		s.t.Fatalf("token: %d %s", r.Status, r.Body)
 	}
-	a.Token = r.JSON(s.t)["access_token"].(string)
+	var tok api.TokenResponse
+	r.Decode(s.t, &tok)
+	if tok.AccessToken == "" {
+		s.t.Fatalf("token: no access_token in %s", r.Body)
+	}
+	a.Token = tok.AccessToken
 	return a
 }
 

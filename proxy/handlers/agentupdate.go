@@ -1,0 +1,109 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/opencustody/ocv/api"
+	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
+)
+
+// UpdateAgent answers PATCH /v1/agents/{id} (human users): present fields
+// change, null clears environment, scopes (derived again) or a guardrail.
+// The agent's JWTs are revoked, since they carry the old claims.
+func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "agent")
+	if err != nil {
+		return err
+	}
+	var body map[string]json.RawMessage
+	if err := decodeJSON(r, &body); err != nil {
+		return err
+	}
+	in, err := parseAgentInput(body, false)
+	if err != nil {
+		return err
+	}
+	p := principal(r)
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("agent/" + id)
+	a, err := h.Agents.UpdateAgent(r.Context(), p.OrgID, id, func(a *store.Agent) error {
+		in.applyFields(a)
+		g, err := mergeGuardrails(a.Guardrails, in.Guardrails)
+		a.Guardrails = g
+		return err
+	}, entry.Prepare(http.StatusOK))
+	if err != nil {
+		return err
+	}
+	h.agentChanged(r, a)
+	return h.writeAgentUsage(w, r, a)
+}
+
+// RotateAgentKey answers POST /v1/agents/{id}/rotate-key (human users): a
+// new key, shown once; the old key and every JWT of the agent stop working.
+func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "agent")
+	if err != nil {
+		return err
+	}
+	var in api.AgentRotateKey
+	if _, err := decodeOptionalJSON(r, &in); err != nil {
+		return err
+	}
+	if in.APIKeyExpiresAt != nil && !in.APIKeyExpiresAt.After(time.Now()) {
+		return badField("api_key_expires_at", "must be in the future")
+	}
+	key, hash, err := auth.NewOpaque(AgentKeyPrefix)
+	if err != nil {
+		return err
+	}
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("agent/" + id)
+	a, err := h.Agents.RotateAgentKey(r.Context(), principal(r).OrgID, id, hash, auth.LastFour(key), in.APIKeyExpiresAt,
+		entry.Prepare(http.StatusOK))
+	if err != nil {
+		return err
+	}
+	h.agentChanged(r, a)
+	return writeJSON(w, http.StatusOK, agentCreatedView(a, key))
+}
+
+// DeleteAgent answers DELETE /v1/agents/{id} (human users): the agent
+// becomes inactive, its policies are deleted and its JWTs stop working.
+func (h *Handlers) DeleteAgent(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "agent")
+	if err != nil {
+		return err
+	}
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("agent/" + id)
+	a, changes, err := h.Agents.DeactivateAgent(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
+	if err != nil {
+		return err
+	}
+	h.agentRevoked(a)
+	for _, ch := range changes {
+		h.sealPolicySet(r, ch)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// agentChanged applies the revocation of a's JWTs on this replica and has
+// its guardrails sealed again, after a change of its record or key.
+func (h *Handlers) agentChanged(r *http.Request, a store.Agent) {
+	h.agentRevoked(a)
+	h.resealAfterChange(r, a.OrgID, a.ID)
+}
+
+// agentRevoked applies a stored revocation cutoff on this replica at once
+// (the others learn it from the database notification).
+func (h *Handlers) agentRevoked(a store.Agent) {
+	if h.Verifier != nil && h.Verifier.Agents != nil && a.TokensValidAfter != nil {
+		h.Verifier.Agents.Set(a.ID, *a.TokensValidAfter)
+	}
+}
