@@ -129,7 +129,7 @@ func (s *Store) SetOrgTier(ctx context.Context, orgID, tier string) error {
 		return fmt.Errorf("setting tier of org %s: %w", orgID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("setting tier of org %s: %w", orgID, ErrNotFound)
+		return fmt.Errorf("setting tier of org %s: %w", orgID, NotFound("organization"))
 	}
 	return nil
 }

@@ -61,9 +61,6 @@ func (h *Handlers) AdminSetOrgTier(w http.ResponseWriter, r *http.Request) error
 		return badField("tier", "is required and must be one of free, pro, team, business, enterprise (exact lowercase)")
 	}
 	if err := h.Admin.SetOrgTier(r.Context(), orgID, *in.Tier); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return problem.NotFound("organization")
-		}
 		return err
 	}
 	return h.writeOrgLimits(w, r, orgID)

@@ -15,10 +15,6 @@ import (
 // AgentKeyPrefix starts every agent API key.
 const AgentKeyPrefix = "ocv_"
 
-// agentNotFound returns err: the store names a missing agent itself
-// (store.NotFound("agent")). Kept for the callers that still wrap.
-func agentNotFound(err error) error { return err }
-
 // CreateAgent answers POST /v1/agents (human users): the agent, its id as
 // agent_id and its API key, shown once; only the key's SHA-256 is stored.
 func (h *Handlers) CreateAgent(w http.ResponseWriter, r *http.Request) error {

@@ -15,10 +15,10 @@ import (
 )
 
 // TxConditionFields are the keys tx_conditions may hold, with their types.
-var TxConditionFields = map[string]fieldKind{
-	"function_name_in": kindStrings, "function_selector_in": kindStrings, "erc20_amount_above": kindNumberOrString,
-	"value_above": kindNumberOrString, "to_address_in": kindStrings, "chain_in": kindStrings, "intent_type_in": kindStrings,
-	"decode_failed": kindBool, "program_id_in": kindStrings,
+var TxConditionFields = map[string]policy.FieldKind{
+	"function_name_in": policy.KindStrings, "function_selector_in": policy.KindStrings, "erc20_amount_above": policy.KindNumberOrString,
+	"value_above": policy.KindNumberOrString, "to_address_in": policy.KindStrings, "chain_in": policy.KindStrings, "intent_type_in": policy.KindStrings,
+	"decode_failed": policy.KindBool, "program_id_in": policy.KindStrings,
 }
 
 func rawOrNull(b []byte) json.RawMessage {
@@ -50,7 +50,7 @@ func toPolicy(p store.Policy) api.Policy {
 }
 
 // objectField checks an optional JSON object field (null or absent: none).
-func objectField(name string, raw json.RawMessage, keys map[string]fieldKind) ([]byte, error) {
+func objectField(name string, raw json.RawMessage, keys map[string]policy.FieldKind) ([]byte, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -66,7 +66,7 @@ func objectField(name string, raw json.RawMessage, keys map[string]fieldKind) ([
 		if !ok {
 			return nil, badField(name+"."+k, "is unknown")
 		}
-		if !kindMatches(kind, v) {
+		if !kind.Matches(v) {
 			return nil, badField(name+"."+k, "has the wrong JSON type")
 		}
 	}

@@ -50,7 +50,7 @@ func (h *Handlers) agentOf(r *http.Request) (store.Agent, error) {
 	}
 	a, err := h.Agents.GetAgent(r.Context(), p.OrgID, id)
 	if err != nil {
-		return store.Agent{}, agentNotFound(err)
+		return store.Agent{}, err
 	}
 	if a.Status != store.AgentActive {
 		return store.Agent{}, problem.NotFound("agent")
