@@ -35,20 +35,10 @@ type SigningKey struct {
 }
 
 // SigningKeyRotated is the answer to a rotation: the new key and the
-// version it replaced. Its fields are SigningKey's, written out because
-// the contract's checks read each type's own fields.
+// version it replaced.
 type SigningKeyRotated struct {
-	AgentID         string `json:"agent_id"`
-	Chain           string `json:"chain"`
-	Address         string `json:"address"`
-	PublicKey       string `json:"public_key"`
-	Curve           string `json:"curve"`
-	Version         int    `json:"version"`
-	KeyVersion      int    `json:"key_version"`
-	Imported        bool   `json:"imported"`
-	Status          string `json:"status"`
-	CreatedAt       string `json:"created_at"`
-	PreviousVersion int    `json:"previous_version"`
+	SigningKey
+	PreviousVersion int `json:"previous_version"`
 }
 
 // NativeBalance is the balance of a chain's native asset.
@@ -207,32 +197,14 @@ type Transaction struct {
 }
 
 // SignedTransactionIntent is the answer to a transaction sign intent: the
-// recorded transaction (its fields written out, as in SigningKeyRotated),
-// the signing hash and, for a 65-byte signature, the signature.
+// recorded transaction with its signed bytes (always present here), the
+// signing hash and, for a 65-byte signature, the signature.
 type SignedTransactionIntent struct {
-	ID           string  `json:"id"`
-	AgentID      string  `json:"agent_id"`
-	Chain        string  `json:"chain"`
-	ChainID      int64   `json:"chain_id"`
-	KeyVersion   int     `json:"key_version"`
-	Type         int     `json:"type"`
-	From         string  `json:"from"`
-	To           string  `json:"to"`
-	Value        string  `json:"value"`
-	Nonce        int64   `json:"nonce"`
-	TxHash       string  `json:"tx_hash"`
-	Status       string  `json:"status"`
-	BlockNumber  *int64  `json:"block_number,omitempty"`
-	GasUsed      *int64  `json:"gas_used,omitempty"`
-	TokenAddress string  `json:"token_address,omitempty"`
-	TokenAmount  *string `json:"token_amount,omitempty"`
-	Error        string  `json:"error,omitempty"`
-	SignedTx     string  `json:"signed_tx"`
-	CreatedAt    string  `json:"created_at"`
-	UpdatedAt    string  `json:"updated_at"`
-	IntentType   string  `json:"intent_type"`
-	Hash         string  `json:"hash"`
-	Signature    string  `json:"signature,omitempty"`
+	Transaction
+	SignedTx   string `json:"signed_tx"`
+	IntentType string `json:"intent_type"`
+	Hash       string `json:"hash"`
+	Signature  string `json:"signature,omitempty"`
 }
 
 // BalanceChange is one address's change of one asset in a simulation.

@@ -549,6 +549,7 @@ func handlerStructs(t *testing.T) (structs map[string][]string, apiTypes map[str
 	handlers, err := filepath.Glob("../proxy/handlers/*.go")
 	require.NoError(t, err)
 	structs, apiTypes = map[string][]string{}, map[string]bool{}
+	embeds := map[string][]string{}
 	for i, name := range append(own, handlers...) {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -571,6 +572,10 @@ func handlerStructs(t *testing.T) (structs map[string][]string, apiTypes map[str
 				apiTypes[ts.Name.Name] = true
 			}
 			for _, fld := range st.Fields.List {
+				if id, ok := fld.Type.(*ast.Ident); ok && len(fld.Names) == 0 && fld.Tag == nil {
+					embeds[ts.Name.Name] = append(embeds[ts.Name.Name], id.Name) // its fields are promoted
+					continue
+				}
 				if fld.Tag == nil || len(fld.Names) != 1 {
 					continue
 				}
@@ -581,6 +586,23 @@ func handlerStructs(t *testing.T) (structs map[string][]string, apiTypes map[str
 			}
 			return false
 		})
+	}
+	// Promote the JSON names of embedded structs (an outer name shadows an
+	// embedded one, as encoding/json does), deepest first.
+	var promote func(name string) []string
+	promote = func(name string) []string {
+		names := slices.Clone(structs[name])
+		for _, e := range embeds[name] {
+			for _, n := range promote(e) {
+				if !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		}
+		return names
+	}
+	for name := range embeds {
+		structs[name] = promote(name)
 	}
 	return structs, apiTypes, secrets
 }
@@ -599,9 +621,15 @@ func schemaProps(t *testing.T, doc *openapi3.T, name string) []string {
 	t.Helper()
 	ref := doc.Components.Schemas[name]
 	require.NotNil(t, ref, name)
-	var out []string
-	for _, s := range append([]*openapi3.SchemaRef{ref}, ref.Value.AllOf...) {
-		out = append(out, slices.Collect(maps.Keys(s.Value.Properties))...)
+	return allProps(ref)
+}
+
+// allProps returns the properties of a schema and of every schema it
+// composes with allOf, nested ones included.
+func allProps(ref *openapi3.SchemaRef) []string {
+	out := slices.Collect(maps.Keys(ref.Value.Properties))
+	for _, s := range ref.Value.AllOf {
+		out = append(out, allProps(s)...)
 	}
 	return out
 }

@@ -83,18 +83,7 @@ func NewAPIKeyVerifier(db *store.Store) *auth.APIKeyVerifier {
 // whole cache is dropped, since notifications may have been missed
 // meanwhile. It returns nil.
 func KeepAPIKeyRevocations(ctx context.Context, db *store.Store, keys *auth.APIKeyVerifier, log *slog.Logger) error {
-	for ctx.Err() == nil {
-		err := db.Listen(ctx, store.APIKeyRevocationChannel, keys.Flush, keys.Forget)
-		if ctx.Err() != nil {
-			return nil
-		}
-		log.Warn("api key revocation listener stopped; reconnecting", "err", err)
-		keys.Flush()
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
+	listenLoop(ctx, log, "api key revocation", func() error { return db.Listen(ctx, store.APIKeyRevocationChannel, keys.Flush, keys.Forget) }, keys.Flush)
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/mail"
@@ -93,17 +92,6 @@ func NewMailer(cfg Config, log *slog.Logger) (mail.Sender, error) {
 // dropped, since notifications may have been missed meanwhile. It returns
 // nil.
 func KeepIPRules(ctx context.Context, db *store.Store, cache *IPRuleCache, log *slog.Logger) error {
-	for ctx.Err() == nil {
-		err := db.Listen(ctx, store.IPRulesChannel, cache.Flush, cache.Invalidate)
-		if ctx.Err() != nil {
-			return nil
-		}
-		log.Warn("ip rule listener stopped; reconnecting", "err", err)
-		cache.Flush()
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
+	listenLoop(ctx, log, "ip rule", func() error { return db.Listen(ctx, store.IPRulesChannel, cache.Flush, cache.Invalidate) }, cache.Flush)
 	return nil
 }

@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/opencustody/ocv/internal/store"
@@ -25,35 +24,16 @@ func KeepRevocations(ctx context.Context, db *store.Store, set *auth.RevocationS
 		set.Merge(ids, time.Now())
 	}
 	load()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Go(func() {
-		for ctx.Err() == nil {
-			err := db.ListenRevocations(ctx, func(jti string) { set.Add(jti, time.Time{}) })
-			if ctx.Err() != nil {
-				return
-			}
-			log.Warn("revocation listener stopped; reconnecting", "err", err)
-			load()
-			pause(ctx, time.Second)
+	listen := func() error { return db.ListenRevocations(ctx, func(jti string) { set.Add(jti, time.Time{}) }) }
+	return listenAndTick(ctx, log, "revocation", listen, load, func() {
+		load()
+		if err := db.PurgeExpiredRevocations(ctx); err != nil {
+			log.Warn("purging revocations", "err", err)
+		}
+		if err := db.PurgeExpiredIdentity(ctx); err != nil {
+			log.Warn("purging refresh tokens and invitations", "err", err)
 		}
 	})
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			load()
-			if err := db.PurgeExpiredRevocations(ctx); err != nil {
-				log.Warn("purging revocations", "err", err)
-			}
-			if err := db.PurgeExpiredIdentity(ctx); err != nil {
-				log.Warn("purging refresh tokens and invitations", "err", err)
-			}
-		}
-	}
 }
 
 // KeepAgentCutoffs keeps the agents' revocation cutoffs current like
@@ -70,40 +50,12 @@ func KeepAgentCutoffs(ctx context.Context, db *store.Store, cutoffs *auth.AgentC
 		cutoffs.Merge(all, time.Now().Add(-store.AgentCutoffWindow))
 	}
 	load()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Go(func() {
-		for ctx.Err() == nil {
-			err := db.Listen(ctx, store.AgentTokensChannel, load, func(payload string) {
-				if id, at, ok := store.ParseAgentCutoff(payload); ok {
-					cutoffs.Set(id, at)
-				}
-			})
-			if ctx.Err() != nil {
-				return
+	listen := func() error {
+		return db.Listen(ctx, store.AgentTokensChannel, load, func(payload string) {
+			if id, at, ok := store.ParseAgentCutoff(payload); ok {
+				cutoffs.Set(id, at)
 			}
-			log.Warn("agent token listener stopped; reconnecting", "err", err)
-			pause(ctx, time.Second)
-		}
-	})
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			load()
-		}
+		})
 	}
-}
-
-// pause waits d or until ctx ends, whichever comes first.
-func pause(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
+	return listenAndTick(ctx, log, "agent token", listen, nil, load)
 }

@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/opencustody/ocv/internal/store"
@@ -28,35 +27,19 @@ func HookUserCutoffs(ctx context.Context, db *store.Store, cutoffs *auth.UserCut
 // returns nil once its listener has returned too.
 func KeepUserCutoffs(ctx context.Context, db *store.Store, cutoffs *auth.UserCutoffs, log *slog.Logger) error {
 	load := func() { loadUserCutoffs(ctx, db, cutoffs, log) }
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Go(func() {
-		for ctx.Err() == nil {
-			err := db.Listen(ctx, store.UserTokensChannel, load, func(payload string) {
-				if c, ok := store.ParseUserCutoff(payload); ok {
-					setUserCutoff(cutoffs, c)
-				}
-			})
-			if ctx.Err() != nil {
-				return
+	listen := func() error {
+		return db.Listen(ctx, store.UserTokensChannel, load, func(payload string) {
+			if c, ok := store.ParseUserCutoff(payload); ok {
+				setUserCutoff(cutoffs, c)
 			}
-			log.Warn("user token listener stopped; reconnecting", "err", err)
-			pause(ctx, time.Second)
+		})
+	}
+	return listenAndTick(ctx, log, "user token", listen, nil, func() {
+		load()
+		if err := db.PurgeUserTokenCutoffs(ctx); err != nil {
+			log.Warn("purging user token cutoffs", "err", err)
 		}
 	})
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			load()
-			if err := db.PurgeUserTokenCutoffs(ctx); err != nil {
-				log.Warn("purging user token cutoffs", "err", err)
-			}
-		}
-	}
 }
 
 func setUserCutoff(cutoffs *auth.UserCutoffs, c store.UserCutoff) {

@@ -26,10 +26,7 @@ func SigningKeyOf(k store.SigningKey) api.SigningKey {
 
 // SigningKeyRotatedOf is the answer to a rotation of previous into k.
 func SigningKeyRotatedOf(k store.SigningKey, previous int) api.SigningKeyRotated {
-	v := SigningKeyOf(k)
-	return api.SigningKeyRotated{AgentID: v.AgentID, Chain: v.Chain, Address: v.Address, PublicKey: v.PublicKey,
-		Curve: v.Curve, Version: v.Version, KeyVersion: v.KeyVersion, Imported: v.Imported, Status: v.Status,
-		CreatedAt: v.CreatedAt, PreviousVersion: previous}
+	return api.SigningKeyRotated{SigningKey: SigningKeyOf(k), PreviousVersion: previous}
 }
 
 // TransactionOf is a transaction record as the API shows it; signed_tx
@@ -56,10 +53,7 @@ func TransactionOf(t store.AgentTx, withSigned bool) api.Transaction {
 // SignedIntentOf is the answer to a transaction sign intent.
 func SignedIntentOf(res TxResult) api.SignedTransactionIntent {
 	t := TransactionOf(res.Record, true)
-	out := api.SignedTransactionIntent{ID: t.ID, AgentID: t.AgentID, Chain: t.Chain, ChainID: t.ChainID,
-		KeyVersion: t.KeyVersion, Type: t.Type, From: t.From, To: t.To, Value: t.Value, Nonce: t.Nonce, TxHash: t.TxHash,
-		Status: t.Status, BlockNumber: t.BlockNumber, GasUsed: t.GasUsed, TokenAddress: t.TokenAddress,
-		TokenAmount: t.TokenAmount, Error: t.Error, SignedTx: t.SignedTx, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+	out := api.SignedTransactionIntent{Transaction: t, SignedTx: t.SignedTx,
 		IntentType: wire.IntentTransaction, Hash: hexutil.Encode(res.Signed.Digest)}
 	if len(res.Signed.Signature) == 65 {
 		out.Signature = hexutil.Encode(res.Signed.Signature)
