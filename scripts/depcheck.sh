@@ -52,7 +52,7 @@ layer() {
 	proxy/intents | proxy/intents/*) echo 3 ;;
 	proxy/*) echo 2 ;;
 	internal/store | internal/store/*) echo 1 ;;
-	api | api/* | enclave/wire | enclave/wire/* | policy | policy/* | chain/* | internal/auditchain | internal/obs) echo 0 ;;
+	api | api/* | enclave/wire | enclave/wire/* | policy | policy/* | chain/* | internal/auditchain | internal/obs | internal/outbox) echo 0 ;;
 	esac
 }
 

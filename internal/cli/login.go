@@ -38,7 +38,8 @@ func login(ctx context.Context, e *cmdEnv, args []string) error {
 	}
 	in := bufio.NewReaderSize(e.stdin, maxSecretLine)
 	var t api.TokenResponse
-	method, who := "password", *email
+	method := "password"
+	var who string
 	switch {
 	case *apiKey:
 		method, who = "api_key", "an API key"

@@ -83,16 +83,11 @@ func (c *apiClient) exchangeLocked(ctx context.Context) (string, error) {
 	return c.token, nil
 }
 
-// call sends an authenticated request and returns the status and body of a
-// 2xx answer; other answers become *APIError. A 401 is retried once with a
-// freshly exchanged token.
-func (c *apiClient) call(ctx context.Context, method, path string, query url.Values, in any) (int, []byte, error) {
-	return c.callWith(ctx, method, path, query, nil, in)
-}
-
-// callWith is call with extra request headers (for example
-// Idempotency-Key). The retry after a 401 is safe for non-idempotent
-// requests: the API refuses an unauthenticated request before acting on it.
+// callWith sends an authenticated request with extra request headers (for
+// example Idempotency-Key) and returns the status and body of a 2xx answer;
+// other answers become *APIError. A 401 is retried once with a freshly
+// exchanged token, which is safe for non-idempotent requests: the API
+// refuses an unauthenticated request before acting on it.
 func (c *apiClient) callWith(ctx context.Context, method, path string, query url.Values, hdr http.Header, in any) (int, []byte, error) {
 	tok, err := c.accessToken(ctx)
 	if err != nil {

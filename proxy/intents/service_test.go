@@ -25,14 +25,14 @@ import (
 // fakeStore is the service's storage in memory; it counts what was
 // reserved, released and recorded.
 type fakeStore struct {
-	mu                       sync.Mutex
-	denied                   string // ReserveTx's refusal
-	reserved, releasedTx     int
-	nonces, releasedNonces   int
-	inserted                 []store.AgentTx
-	statuses                 []string
-	chain                    store.Chain
-	knownTokens, guardSealed int
+	mu                     sync.Mutex
+	denied                 string // ReserveTx's refusal
+	reserved, releasedTx   int
+	nonces, releasedNonces int
+	inserted               []store.AgentTx
+	statuses               []string
+	chain                  store.Chain
+	guardSealed            int
 }
 
 func (f *fakeStore) ActiveSigningKey(context.Context, string, string, string) (store.SigningKey, error) {
