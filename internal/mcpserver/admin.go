@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/opencustody/ocv/api"
 )
 
 // listPageSize and maxListPages bound one listing (500 items a page).
@@ -24,10 +26,7 @@ const sharePath = "/v1/secrets/{secret_id}/share"
 func (t *tools) list(ctx context.Context, path string, q url.Values, each func(json.RawMessage) error) error {
 	q.Set("limit", fmt.Sprint(listPageSize))
 	for range maxListPages {
-		var page struct {
-			Items      []json.RawMessage `json:"items"`
-			NextCursor *string           `json:"next_cursor"`
-		}
+		var page api.List[json.RawMessage]
 		if _, err := t.api.callJSON(ctx, http.MethodGet, path, q, nil, &page); err != nil {
 			return err
 		}
@@ -59,7 +58,7 @@ func (t *tools) listVaults(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs
 func (t *tools) createVault(ctx context.Context, _ *mcp.CallToolRequest, in createVaultArgs) (*mcp.CallToolResult, any, error) {
 	var v json.RawMessage
 	if _, err := t.api.callJSON(ctx, http.MethodPost, "/v1/vaults", nil,
-		map[string]string{"name": in.Name, "description": in.Description}, &v); err != nil {
+		api.VaultCreate{Name: &in.Name, Description: in.Description}, &v); err != nil {
 		return nil, nil, fmt.Errorf("creating vault: %w", err)
 	}
 	return nil, v, nil
@@ -74,8 +73,8 @@ func (t *tools) grantAccess(ctx context.Context, _ *mcp.CallToolRequest, in gran
 	if pattern == "" {
 		pattern = "**"
 	}
-	body := map[string]any{"secret_path_pattern": pattern, "principal_type": in.PrincipalType,
-		"principal_id": in.PrincipalID, "permissions": in.Permissions}
+	body := api.PolicyWrite{SecretPathPattern: &pattern, PrincipalType: &in.PrincipalType,
+		PrincipalID: &in.PrincipalID, Permissions: in.Permissions}
 	var p json.RawMessage
 	if _, err := t.api.callJSON(ctx, http.MethodPost, "/v1/vaults/"+url.PathEscape(v)+"/policies", nil, body, &p); err != nil {
 		return nil, nil, fmt.Errorf("granting access: %w", err)
