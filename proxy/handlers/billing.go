@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/proxy/metering"
 	"github.com/opencustody/ocv/proxy/metering/x402"
@@ -18,8 +19,8 @@ import (
 type Metering interface {
 	CheckResource(ctx context.Context, orgID string, kind metering.Resource, current int64) error
 	Capped(ctx context.Context, orgID string, kind metering.Resource) (bool, error)
-	Subscription(ctx context.Context, orgID string, intentsUsed, walletsUsed int64) (metering.Subscription, error)
-	History(ctx context.Context, orgID string, months int) ([]metering.PeriodQuota, error)
+	Subscription(ctx context.Context, orgID string, intentsUsed, walletsUsed int64) (api.BillingSubscription, error)
+	History(ctx context.Context, orgID string, months int) ([]api.BillingPeriod, error)
 	Discovery() x402.Discovery
 }
 
@@ -111,7 +112,7 @@ func (h *Handlers) BillingHistory(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"items": items})
+	return writeJSON(w, http.StatusOK, api.BillingHistory{Items: items})
 }
 
 // X402Discovery answers GET /.well-known/x402: how to pay for API calls.
