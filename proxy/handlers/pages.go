@@ -12,11 +12,8 @@ import (
 // fetches one row more than the page with list and shows each row by view.
 func listByID[S, T any](w http.ResponseWriter, r *http.Request, resource string,
 	list func(ctx context.Context, after string, limit int) ([]S, error), view func(S) T, id func(S) string) error {
-	limit, cursor, err := pageParams(r)
+	limit, cursor, err := idPageParams(r)
 	if err != nil {
-		return err
-	}
-	if err := cursorID(cursor); err != nil {
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource(resource)
@@ -25,6 +22,14 @@ func listByID[S, T any](w http.ResponseWriter, r *http.Request, resource string,
 		return err
 	}
 	return writeJSON(w, http.StatusOK, listPage(rows, limit, view, id))
+}
+
+// idPageParams reads limit and cursor of a list whose cursor is a row id.
+func idPageParams(r *http.Request) (limit int, cursor string, err error) {
+	if limit, cursor, err = pageParams(r); err != nil {
+		return 0, "", err
+	}
+	return limit, cursor, cursorID(cursor)
 }
 
 // forgetAPIKeys drops deleted personal API keys from this replica's key

@@ -26,15 +26,10 @@ func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error 
 	if in.CurrentPassword == nil || in.NewPassword == nil {
 		return problem.BadRequest(problem.TypeInvalidRequest, "current_password and new_password are required")
 	}
-	if err := checkNewPassword("new_password", *in.NewPassword); err != nil {
-		return err
-	}
-	u, err := h.currentUser(r)
+	u, entry, err := h.passwordChange(r, "new_password", *in.NewPassword)
 	if err != nil {
 		return err
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetResource("user/" + u.ID)
 	if u.PasswordHash == "" {
 		return problem.BadRequest(problem.TypeInvalidRequest, "no password is set; use POST /v1/auth/set-password")
 	}
@@ -70,15 +65,10 @@ func (h *Handlers) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	if in.Password == nil {
 		return problem.BadRequest(problem.TypeInvalidRequest, "password is required")
 	}
-	if err := checkNewPassword("password", *in.Password); err != nil {
-		return err
-	}
-	u, err := h.currentUser(r)
+	u, entry, err := h.passwordChange(r, "password", *in.Password)
 	if err != nil {
 		return err
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetResource("user/" + u.ID)
 	if u.PasswordHash != "" {
 		return errPasswordSet
 	}
@@ -94,4 +84,19 @@ func (h *Handlers) SetPassword(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, api.Message{Message: "password set"})
+}
+
+// passwordChange checks the new password in field, then returns the
+// signed-in user it is for and the request's audit entry, naming the user.
+func (h *Handlers) passwordChange(r *http.Request, field, password string) (store.User, *auditlog.Entry, error) {
+	if err := checkNewPassword(field, password); err != nil {
+		return store.User{}, nil, err
+	}
+	u, err := h.currentUser(r)
+	if err != nil {
+		return store.User{}, nil, err
+	}
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource("user/" + u.ID)
+	return u, entry, nil
 }

@@ -89,11 +89,8 @@ func (h *Handlers) ListPolicies(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, cursor, err := pageParams(r)
+	limit, cursor, err := idPageParams(r)
 	if err != nil {
-		return err
-	}
-	if err := cursorID(cursor); err != nil {
 		return err
 	}
 	auditlog.FromContext(r.Context()).SetResource("vault/" + vaultID + "/policies")

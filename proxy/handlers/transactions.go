@@ -83,11 +83,8 @@ func (h *Handlers) ListTransactions(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	limit, cursor, err := pageParams(r)
+	limit, cursor, err := idPageParams(r)
 	if err != nil {
-		return err
-	}
-	if err := cursorID(cursor); err != nil {
 		return err
 	}
 	withSigned, err := includeSigned(r)
