@@ -423,13 +423,13 @@ func TestEveryResponseCarriesRequestID(t *testing.T) {
 
 // problemTypesInCode collects every problem type the code can answer: the
 // Type constants of api/problem, string literals passed to problem.New
-// by the proxy and the handlers (audit_unavailable is one), and
+// anywhere in the proxy (audit_unavailable is one), and
 // "guardrail_" + every guardrail name (problem.Guardrail).
 func problemTypesInCode(t *testing.T) map[string]bool {
 	t.Helper()
 	files, err := filepath.Glob("../proxy/*.go")
 	require.NoError(t, err)
-	more, err := filepath.Glob("../proxy/handlers/*.go")
+	more, err := filepath.Glob("../proxy/*/*.go") // handlers, services such as intents, httperr, the middlewares
 	require.NoError(t, err)
 	files = append(append(files, more...), "problem/problem.go")
 	out := map[string]bool{}

@@ -15,7 +15,7 @@ import (
 )
 
 // conformanceDir is test/conformance relative to this package.
-var conformanceDir = filepath.Join("..", "..", "..", "test", "conformance")
+var conformanceDir = filepath.Join("..", "..", "test", "conformance")
 
 type conformanceCase struct {
 	Name      string          `json:"name"`
