@@ -144,7 +144,8 @@ func TestTenYearTokenIsRefused(t *testing.T) {
 // TestDeletedUserTokenIsRefused: an administrator deletes a user; the
 // user's still unexpired token, verified (and cached) before, is refused
 // by the proxy. So is a correctly signed token of the deleted user minted
-// afterwards, and one of a subject that never existed.
+// afterwards, one of a subject that never existed, and one claiming roles
+// its subject does not have.
 func TestDeletedUserTokenIsRefused(t *testing.T) {
 	s := stack.Start(t, stack.WithProxyEnv("OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword))
 	s.WaitAttested()
@@ -172,6 +173,11 @@ func TestDeletedUserTokenIsRefused(t *testing.T) {
 		"a subject that never existed": edited(t, owner.Token, func(c map[string]any) {
 			fresh(c)
 			c["sub"] = "0190a000-0000-7000-8000-00000000dead"
+		}),
+		// A real owner's token claiming a platform role the user does not have.
+		"an owner claiming super_admin": edited(t, owner.Token, func(c map[string]any) {
+			fresh(c)
+			c["platform_role"] = "super_admin"
 		}),
 		// A member's token claiming a role the membership does not have.
 		"a member claiming owner": edited(t, owner.Token, func(c map[string]any) {

@@ -26,12 +26,13 @@ type RevocationChecker interface {
 	IsTokenRevoked(ctx context.Context, jti string) (bool, error)
 }
 
-// PrincipalSource answers whether a token's subject is, now, an existing
-// and active principal of its organization: for a user, a member of orgID
-// (role is the membership's role); for an agent, an active agent of orgID
-// (role is ""). A subject that is not there is ok false and no error.
+// PrincipalSource answers whether the principal a token names is, now,
+// there: for a user, a member of orgID with role whose platform role is
+// platformRole ("" for none); for an agent, an active agent of orgID (role
+// and platformRole ""). A principal that is not there is false and no
+// error.
 type PrincipalSource interface {
-	ActivePrincipal(ctx context.Context, principalType, id, orgID string) (role string, ok bool, err error)
+	HasPrincipal(ctx context.Context, principalType, id, orgID, role, platformRole string) (bool, error)
 }
 
 // maxTokenLen bounds what Verify parses.
@@ -73,7 +74,7 @@ type Verifier struct {
 	// Users holds the users' access token cut-offs.
 	Users *UserCutoffs
 	// Principals checks, the first time a token is seen, that its subject
-	// exists and is active in its organization with the role it claims;
+	// exists and is active in its organization with the roles it claims;
 	// later changes reach the verifier as cut-offs. nil refuses every JWT
 	// (fail closed).
 	Principals PrincipalSource
@@ -198,19 +199,20 @@ func issuedAtMsAgrees(c wire.Claims) bool {
 }
 
 // checkPrincipal refuses a token whose subject is not, now, an existing
-// active principal of its organization with the role it claims: a user who
-// is a member (a deleted user, or one who left, is not), an active agent
-// (a deactivated or deleted one is not). It runs once per token, when the
+// active principal of its organization with the roles it claims: a user
+// who is a member (a deleted user, or one who left, is not) with that org
+// role and platform role, an active agent (a deactivated or deleted one is
+// not). It runs once per token, when the
 // token is first verified; after that the cut-offs carry every change.
 func (v *Verifier) checkPrincipal(ctx context.Context, p Principal) error {
 	if v.Principals == nil {
 		return ErrInvalidToken
 	}
-	role, ok, err := v.Principals.ActivePrincipal(ctx, p.Type, p.ID, p.OrgID)
+	ok, err := v.Principals.HasPrincipal(ctx, p.Type, p.ID, p.OrgID, p.Role, p.PlatformRole)
 	if err != nil {
 		return fmt.Errorf("checking the token's subject: %w", err)
 	}
-	if !ok || (p.Type == PrincipalUser && role != p.Role) {
+	if !ok {
 		return ErrInvalidToken
 	}
 	return nil

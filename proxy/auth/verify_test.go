@@ -54,15 +54,15 @@ type noRevocations struct{}
 
 func (noRevocations) IsTokenRevoked(context.Context, string) (bool, error) { return false, nil }
 
-// directory is a PrincipalSource: principal type and id → role.
+// directory is a PrincipalSource: "type/id/org/role/platform role" of
+// every principal that is there.
 type directory struct {
-	members map[string]string // "type/id/org" → role
+	members map[string]bool
 	err     error
 }
 
-func (d directory) ActivePrincipal(_ context.Context, ptype, id, org string) (string, bool, error) {
-	role, ok := d.members[ptype+"/"+id+"/"+org]
-	return role, ok, d.err
+func (d directory) HasPrincipal(_ context.Context, ptype, id, org, role, platformRole string) (bool, error) {
+	return d.members[ptype+"/"+id+"/"+org+"/"+role+"/"+platformRole], d.err
 }
 
 // verifyNow is the fixed clock of these tests.
@@ -78,8 +78,8 @@ func newVerifyFixture(t testing.TB) *verifyFixture {
 	s := newES256(t)
 	v := NewVerifier(s, noRevocations{}, "https://ocv.example", "https://legacy.ocv.example")
 	v.now = func() time.Time { return verifyNow }
-	v.Principals = directory{members: map[string]string{
-		"user/u-1/o-1": "owner", "agent/a-1/o-1": "",
+	v.Principals = directory{members: map[string]bool{
+		"user/u-1/o-1/owner/": true, "user/u-2/o-1/member/": true, "agent/a-1/o-1//": true,
 	}}
 	return &verifyFixture{signer: s, v: v}
 }
@@ -210,8 +210,10 @@ func TestVerifySubject(t *testing.T) {
 		"fail unknown user": {userClaims(func(c map[string]any) { c["sub"] = "u-ghost" }), nil, ErrInvalidToken},
 		// Not a member of the organization the token names.
 		"fail other org": {userClaims(func(c map[string]any) { c["org_id"] = "o-2" }), nil, ErrInvalidToken},
-		// A member's token claiming the owner role.
-		"fail claimed role":  {userClaims(func(c map[string]any) { c["sub"] = "u-2" }), nil, ErrInvalidToken},
+		// A member's token claiming the owner role, or a platform role.
+		"fail claimed role": {userClaims(func(c map[string]any) { c["sub"] = "u-2" }), nil, ErrInvalidToken},
+		"fail claimed platform role": {userClaims(func(c map[string]any) { c["platform_role"] = "super_admin" }),
+			nil, ErrInvalidToken},
 		"fail unknown agent": {lifetimeOf(PrincipalAgent, "a-ghost", time.Hour), nil, ErrInvalidToken},
 		"fail user as agent": {lifetimeOf(PrincipalAgent, "u-1", time.Hour), nil, ErrInvalidToken},
 		// A look-up failure is an outage (500), not a verdict on the token.
@@ -220,7 +222,6 @@ func TestVerifySubject(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			f := newVerifyFixture(t)
-			f.v.Principals.(directory).members["user/u-2/o-1"] = "member"
 			if tc.edit != nil {
 				tc.edit(f.v)
 			}
