@@ -55,7 +55,15 @@ func TestOpenAuthorization(t *testing.T) {
 	require.NotEqual(t, allowMAC, foreignMAC, "a MAC binds the org")
 
 	expired := userClaims(orgA, "u-owner", "owner")
-	expired["exp"] = time.Now().Add(-time.Second).Unix()
+	expired["iat"], expired["exp"] = time.Now().Add(-15*time.Minute).Unix(), time.Now().Add(-time.Second).Unix()
+	// A compromised proxy had the enclave sign these claims (OpSignJWT signs
+	// what it is sent): the enclave's own verifier bounds them.
+	tenYears := userClaims(orgA, "u-owner", "owner")
+	tenYears["exp"] = time.Now().AddDate(10, 0, 0).Unix()
+	noIat := userClaims(orgA, "u-owner", "owner")
+	delete(noIat, "iat")
+	otherIssuer := userClaims(orgA, "u-owner", "owner")
+	otherIssuer["iss"] = "https://evil.example"
 
 	tests := map[string]struct {
 		req      wire.OpenRequest
@@ -77,16 +85,19 @@ func TestOpenAuthorization(t *testing.T) {
 		// A compromised proxy replays org B's MAC over the same bytes.
 		"fail set mac of another org": {authorised(allowReq, member, allowSet, foreignMAC), wire.Forbidden},
 		// A validly MAC'd set of another vault (one that allows more).
-		"fail set of another vault": {authorised(denyReq, member, allowSet, allowMAC), wire.Forbidden},
-		"fail edited set":           {authorised(allowReq, member, flipped(allowSet, len(allowSet)-1), allowMAC), wire.Forbidden},
-		"fail edited mac":           {authorised(allowReq, member, allowSet, flipped(allowMAC, 0)), wire.Forbidden},
-		"fail short mac":            {authorised(allowReq, member, allowSet, allowMAC[:16]), wire.Forbidden},
-		"fail set without mac":      {authorised(allowReq, member, allowSet, nil), wire.Forbidden},
-		"fail forged owner token":   {authorised(allowReq, forgedToken(t, userClaims(orgA, "u-owner", "owner")), nil, nil), wire.Forbidden},
-		"fail owner of another org": {authorised(allowReq, ownerB, nil, nil), wire.Forbidden},
-		"fail expired owner token":  {authorised(allowReq, a.token(t, expired), nil, nil), wire.Forbidden},
-		"fail no token":             {authorised(allowReq, "", allowSet, allowMAC), wire.Forbidden},
-		"fail garbage token":        {authorised(allowReq, "not.a.token", nil, nil), wire.Forbidden},
+		"fail set of another vault":          {authorised(denyReq, member, allowSet, allowMAC), wire.Forbidden},
+		"fail edited set":                    {authorised(allowReq, member, flipped(allowSet, len(allowSet)-1), allowMAC), wire.Forbidden},
+		"fail edited mac":                    {authorised(allowReq, member, allowSet, flipped(allowMAC, 0)), wire.Forbidden},
+		"fail short mac":                     {authorised(allowReq, member, allowSet, allowMAC[:16]), wire.Forbidden},
+		"fail set without mac":               {authorised(allowReq, member, allowSet, nil), wire.Forbidden},
+		"fail forged owner token":            {authorised(allowReq, forgedToken(t, userClaims(orgA, "u-owner", "owner")), nil, nil), wire.Forbidden},
+		"fail owner of another org":          {authorised(allowReq, ownerB, nil, nil), wire.Forbidden},
+		"fail expired owner token":           {authorised(allowReq, a.token(t, expired), nil, nil), wire.Forbidden},
+		"fail ten-year owner token":          {authorised(allowReq, a.token(t, tenYears), nil, nil), wire.Forbidden},
+		"fail owner token without iat":       {authorised(allowReq, a.token(t, noIat), nil, nil), wire.Forbidden},
+		"fail owner token of another issuer": {authorised(allowReq, a.token(t, otherIssuer), nil, nil), wire.Forbidden},
+		"fail no token":                      {authorised(allowReq, "", allowSet, allowMAC), wire.Forbidden},
+		"fail garbage token":                 {authorised(allowReq, "not.a.token", nil, nil), wire.Forbidden},
 		// A token whose audience is not OCV, signed by the enclave.
 		"fail other audience": {authorised(allowReq, a.token(t, func() map[string]any {
 			c := userClaims(orgA, "u-owner", "owner")
@@ -142,7 +153,7 @@ func TestSealPolicySet(t *testing.T) {
 	_, _ = a.mustSealSet(t, orgA, "v1", 2, admin, p)
 
 	expired := userClaims(orgA, "u-owner", "owner")
-	expired["exp"] = time.Now().Add(-time.Minute).Unix()
+	expired["iat"], expired["exp"] = time.Now().Add(-16*time.Minute).Unix(), time.Now().Add(-time.Minute).Unix()
 	call := func(req wire.SealPolicySetRequest) wire.Code {
 		code, body, err := a.s.Call(wire.OpSealPolicySet, encode(t, &req))
 		require.NoError(t, err)

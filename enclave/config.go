@@ -1,7 +1,9 @@
 package enclave
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/opencustody/ocv/enclave/wire"
 )
@@ -26,11 +28,19 @@ const maxDEKCacheSize = 1 << 20
 // unchecked (one with a token is still checked). It is never for
 // production: Validate refuses it in nitro mode, and the process config
 // (ProcessConfig) defaults it to true.
+//
+// Issuer is the iss of the access tokens the proxy mints (its public URL);
+// LegacyIssuers are earlier ones, still accepted. TokenLifetimes bound a
+// token's lifetime (exp - iat) per principal type. The enclave applies all
+// three to every token it is shown; they must match the proxy's settings.
 type Config struct {
 	Listen             string
 	DEKCacheSize       int
 	Mode               string
 	RequireCallerToken bool
+	Issuer             string
+	LegacyIssuers      []string
+	TokenLifetimes     wire.TokenLifetimes
 }
 
 // Validate checks c; errors name the field.
@@ -46,6 +56,26 @@ func (c Config) Validate() error {
 	}
 	if c.Mode == wire.ModeNitro && !c.RequireCallerToken {
 		return fmt.Errorf("%w: require_caller_token must be true in nitro mode", ErrInvalidConfig)
+	}
+	if err := validIssuer(c.Issuer); err != nil {
+		return fmt.Errorf("%w: public_url %w", ErrInvalidConfig, err)
+	}
+	for _, iss := range c.LegacyIssuers {
+		if iss == "" {
+			return fmt.Errorf("%w: legacy_issuers must not hold an empty issuer", ErrInvalidConfig)
+		}
+	}
+	if err := c.TokenLifetimes.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return nil
+}
+
+// validIssuer accepts an https:// URL with a host, as the proxy's
+// public_url must be.
+func validIssuer(s string) error {
+	if u, err := url.Parse(s); err != nil || u.Scheme != "https" || u.Host == "" {
+		return errors.New("must be an https:// URL")
 	}
 	return nil
 }

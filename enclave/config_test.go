@@ -4,31 +4,66 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/opencustody/ocv/enclave/wire"
 )
 
+// rules gives a Config the token rules every Config needs.
+func rules(c Config) Config {
+	c.Issuer, c.TokenLifetimes = "https://ocv.test", wire.DefaultTokenLifetimes()
+	return c
+}
+
 func TestConfigValidate(t *testing.T) {
 	tests := map[string]struct {
 		cfg     Config
 		wantErr error
 	}{
-		"ok unix":  {Config{Listen: "unix:///tmp/x.sock", Mode: wire.ModeSimulated}, nil},
-		"ok vsock": {Config{Listen: "vsock://:5000", Mode: wire.ModeNitro, DEKCacheSize: 10, RequireCallerToken: true}, nil},
+		"ok unix":  {rules(Config{Listen: "unix:///tmp/x.sock", Mode: wire.ModeSimulated}), nil},
+		"ok vsock": {rules(Config{Listen: "vsock://:5000", Mode: wire.ModeNitro, DEKCacheSize: 10, RequireCallerToken: true}), nil},
+		"ok legacy issuers": {func() Config {
+			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
+			c.LegacyIssuers = []string{"https://old.example"}
+			return c
+		}(), nil},
 		// The transitional switch never reaches production.
-		"fail nitro without caller tokens": {Config{Listen: "vsock://:5000", Mode: wire.ModeNitro}, ErrInvalidConfig},
-		"fail tcp listen":                  {Config{Listen: "tcp://127.0.0.1:1", Mode: wire.ModeSimulated}, ErrInvalidConfig},
-		"fail negative dek":                {Config{Listen: "unix:///x", Mode: wire.ModeSimulated, DEKCacheSize: -1}, ErrInvalidConfig},
-		"fail unknown mode":                {Config{Listen: "unix:///x", Mode: "tpm"}, ErrInvalidConfig},
-		"fail empty listen":                {Config{Mode: wire.ModeSimulated}, ErrInvalidConfig},
+		"fail nitro without caller tokens": {rules(Config{Listen: "vsock://:5000", Mode: wire.ModeNitro}), ErrInvalidConfig},
+		"fail tcp listen":                  {rules(Config{Listen: "tcp://127.0.0.1:1", Mode: wire.ModeSimulated}), ErrInvalidConfig},
+		"fail negative dek":                {rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated, DEKCacheSize: -1}), ErrInvalidConfig},
+		"fail unknown mode":                {rules(Config{Listen: "unix:///x", Mode: "tpm"}), ErrInvalidConfig},
+		"fail empty listen":                {rules(Config{Mode: wire.ModeSimulated}), ErrInvalidConfig},
+		// Without the token rules the enclave would accept any lifetime or issuer.
+		"fail no token rules": {Config{Listen: "unix:///x", Mode: wire.ModeSimulated}, ErrInvalidConfig},
+		"fail http issuer": {func() Config {
+			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
+			c.Issuer = "http://ocv.test"
+			return c
+		}(), ErrInvalidConfig},
+		"fail empty legacy issuer": {func() Config {
+			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
+			c.LegacyIssuers = []string{""}
+			return c
+		}(), ErrInvalidConfig},
+		"fail no agent lifetime": {func() Config {
+			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
+			c.TokenLifetimes.Agent = 0
+			return c
+		}(), ErrInvalidConfig},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			require.ErrorIs(t, tc.cfg.Validate(), tc.wantErr)
 		})
 	}
+}
+
+// withIssuer is c with issuer as its issuer.
+func withIssuer(c Config, issuer string) Config {
+	c.Issuer = issuer
+	return c
 }
 
 func envOf(m map[string]string) func(string) (string, bool) {
@@ -44,6 +79,7 @@ func TestLoadProcessConfig(t *testing.T) {
 	}
 	good := write("good.yaml", "listen: vsock://16:5000\nattester:\n  kind: nitro\npkcs11:\n  token_label: prod\ndek_cache_size: 10\n")
 	unknown := write("unknown.yaml", "listen: unix:///x\npin: 1234\n")
+	legacy := write("legacy.yaml", "public_url: https://vault.example\nlegacy_issuers: [https://old.example]\ntoken_ttl: 10m\n")
 
 	tests := map[string]struct {
 		path    string
@@ -53,16 +89,35 @@ func TestLoadProcessConfig(t *testing.T) {
 	}{
 		"ok defaults": {"", nil, func(t *testing.T, c ProcessConfig) {
 			require.Equal(t, DefaultProcessConfig(), c)
-			require.Equal(t, Config{Listen: "unix://.ocv/enclave.sock", DEKCacheSize: 4096, Mode: wire.ModeSimulated, RequireCallerToken: true}, c.Server())
+			require.Equal(t, Config{Listen: "unix://.ocv/enclave.sock", DEKCacheSize: 4096, Mode: wire.ModeSimulated, RequireCallerToken: true,
+				Issuer: "https://127.0.0.1:8443", TokenLifetimes: wire.TokenLifetimes{User: 900 * time.Second, Agent: 7200 * time.Second}}, c.Server())
 		}, nil},
 		"ok file": {good, nil, func(t *testing.T, c ProcessConfig) {
-			require.Equal(t, Config{Listen: "vsock://16:5000", DEKCacheSize: 10, Mode: wire.ModeNitro, RequireCallerToken: true}, c.Server())
+			require.Equal(t, rules(Config{Listen: "vsock://16:5000", DEKCacheSize: 10, Mode: wire.ModeNitro, RequireCallerToken: true}),
+				withIssuer(c.Server(), "https://ocv.test"))
 			require.Equal(t, "prod", c.PKCS11.TokenLabel)
 			require.Equal(t, "/usr/lib/softhsm/libsofthsm2.so", c.PKCS11.ModulePath, "unset keys keep defaults")
 		}, nil},
 		"ok env over file": {good, map[string]string{"OCV_ENCLAVE_DEK_CACHE_SIZE": "0", "OCV_ENCLAVE_ATTESTER": "sim", "OCV_ENCLAVE_LOG_LEVEL": "debug", "OCV_ENCLAVE_REQUIRE_CALLER_TOKEN": "false"}, func(t *testing.T, c ProcessConfig) {
-			require.Equal(t, Config{Listen: "vsock://16:5000", DEKCacheSize: 0, Mode: wire.ModeSimulated}, c.Server())
+			require.Equal(t, rules(Config{Listen: "vsock://16:5000", DEKCacheSize: 0, Mode: wire.ModeSimulated}),
+				withIssuer(c.Server(), "https://ocv.test"))
 		}, nil},
+		"ok token rules from the env": {good, map[string]string{"OCV_PUBLIC_URL": "https://vault.example", "OCV_TOKEN_TTL": "5m",
+			"OCV_AGENT_TOKEN_TTL": "1h"}, func(t *testing.T, c ProcessConfig) {
+			s := c.Server()
+			require.Equal(t, "https://vault.example", s.Issuer)
+			require.Equal(t, wire.TokenLifetimes{User: 5 * time.Minute, Agent: time.Hour}, s.TokenLifetimes)
+		}, nil},
+		"ok legacy issuers from the file": {legacy, nil, func(t *testing.T, c ProcessConfig) {
+			require.Equal(t, "https://vault.example", c.Server().Issuer)
+			require.Equal(t, []string{"https://old.example"}, c.Server().LegacyIssuers)
+			require.Equal(t, 10*time.Minute, c.Server().TokenLifetimes.User)
+		}, nil},
+		"fail token ttl not a duration":    {"", map[string]string{"OCV_TOKEN_TTL": "900"}, nil, ErrInvalidConfig},
+		"fail token ttl too long":          {"", map[string]string{"OCV_TOKEN_TTL": "25h"}, nil, ErrInvalidConfig},
+		"fail agent token ttl too short":   {"", map[string]string{"OCV_AGENT_TOKEN_TTL": "30s"}, nil, ErrInvalidConfig},
+		"fail public url not https":        {"", map[string]string{"OCV_PUBLIC_URL": "http://127.0.0.1:8443"}, nil, ErrInvalidConfig},
+		"fail empty public url":            {"", map[string]string{"OCV_PUBLIC_URL": ""}, nil, ErrInvalidConfig},
 		"fail caller token not a bool":     {"", map[string]string{"OCV_ENCLAVE_REQUIRE_CALLER_TOKEN": "sometimes"}, nil, ErrInvalidConfig},
 		"fail nitro without caller tokens": {good, map[string]string{"OCV_ENCLAVE_REQUIRE_CALLER_TOKEN": "0"}, nil, ErrInvalidConfig},
 		// A PIN has no place in the config file: only a PIN file does.

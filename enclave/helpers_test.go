@@ -62,7 +62,7 @@ func newEnvWith(t testing.TB, edit func(*enclave.Config), opts ...enclave.Option
 	})
 	require.NoError(t, err)
 	e := &env{addr: "unix://" + socketPath(t), ks: ks, issuer: iss, validator: v}
-	e.cfg = enclave.Config{Listen: e.addr, DEKCacheSize: 64, Mode: wire.ModeSimulated}
+	e.cfg = enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, DEKCacheSize: 64, Mode: wire.ModeSimulated}
 	if edit != nil {
 		edit(&e.cfg)
 	}

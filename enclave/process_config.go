@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -41,7 +42,28 @@ type ProcessConfig struct {
 	// transitional, for a proxy that does not send tokens yet, and is
 	// refused with the nitro attester (see Config).
 	RequireCallerToken bool `yaml:"require_caller_token"`
+
+	// The token rules, the same settings under the same names as the
+	// proxy's: give both processes the same values. The enclave refuses
+	// every access token whose iss is neither PublicURL nor one of
+	// LegacyIssuers, and every token living longer than TokenTTL (users) or
+	// AgentTokenTTL (agents) plus wire.TokenClockSkew.
+	//
+	// PublicURL is the proxy's public URL, the iss of the tokens it mints
+	// (OCV_PUBLIC_URL; default https://127.0.0.1:8443, the proxy's default).
+	PublicURL string `yaml:"public_url"`
+	// LegacyIssuers are earlier issuers, still accepted.
+	LegacyIssuers []string `yaml:"legacy_issuers"`
+	// TokenTTL is the lifetime of a user's token (OCV_TOKEN_TTL, default 900s).
+	TokenTTL time.Duration `yaml:"token_ttl"`
+	// AgentTokenTTL is the lifetime of an agent's token (OCV_AGENT_TOKEN_TTL,
+	// default 7200s).
+	AgentTokenTTL time.Duration `yaml:"agent_token_ttl"`
 }
+
+// DefaultPublicURL is the proxy's default public URL (https:// and its
+// default listen address), the default issuer.
+const DefaultPublicURL = "https://127.0.0.1:8443"
 
 // PKCS11Config selects a PKCS#11 module and token.
 type PKCS11Config struct {
@@ -71,6 +93,9 @@ func DefaultProcessConfig() ProcessConfig {
 		DEKCacheSize:       DefaultDEKCacheSize,
 		LogLevel:           "info",
 		RequireCallerToken: true,
+		PublicURL:          DefaultPublicURL,
+		TokenTTL:           wire.DefaultUserTokenTTL,
+		AgentTokenTTL:      wire.DefaultAgentTokenTTL,
 	}
 }
 
@@ -106,6 +131,7 @@ func (c *ProcessConfig) applyEnv(lookup func(string) (string, bool)) error {
 		"OCV_ENCLAVE_ATTESTER":        &c.Attester.Kind,
 		"OCV_ENCLAVE_ATTESTATION_DIR": &c.Attester.Dir,
 		"OCV_ENCLAVE_LOG_LEVEL":       &c.LogLevel,
+		"OCV_PUBLIC_URL":              &c.PublicURL, // the proxy's name: one value for both
 	}
 	for name, dst := range str {
 		if v, ok := lookup(name); ok {
@@ -123,6 +149,19 @@ func (c *ProcessConfig) applyEnv(lookup func(string) (string, bool)) error {
 				return fmt.Errorf("%w: %s is not an integer", ErrInvalidConfig, name)
 			}
 			*dst = n
+		}
+	}
+	durations := map[string]*time.Duration{
+		"OCV_TOKEN_TTL":       &c.TokenTTL, // the proxy's names: one value for both
+		"OCV_AGENT_TOKEN_TTL": &c.AgentTokenTTL,
+	}
+	for name, dst := range durations {
+		if v, ok := lookup(name); ok {
+			d, err := time.ParseDuration(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("%w: %s is not a duration (900s, 2h)", ErrInvalidConfig, name)
+			}
+			*dst = d
 		}
 	}
 	if v, ok := lookup("OCV_ENCLAVE_REQUIRE_CALLER_TOKEN"); ok {
@@ -167,7 +206,9 @@ func (c ProcessConfig) Server() Config {
 	if c.Attester.Kind == AttesterNitro {
 		mode = wire.ModeNitro
 	}
-	return Config{Listen: c.Listen, DEKCacheSize: c.DEKCacheSize, Mode: mode, RequireCallerToken: c.RequireCallerToken}
+	return Config{Listen: c.Listen, DEKCacheSize: c.DEKCacheSize, Mode: mode, RequireCallerToken: c.RequireCallerToken,
+		Issuer: c.PublicURL, LegacyIssuers: c.LegacyIssuers,
+		TokenLifetimes: wire.TokenLifetimes{User: c.TokenTTL, Agent: c.AgentTokenTTL}}
 }
 
 // SlogLevel parses LogLevel.

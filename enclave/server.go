@@ -66,7 +66,8 @@ func New(ctx context.Context, cfg Config, keystore keyvault.KeyStore, issuer att
 		return nil, fmt.Errorf("generating channel key: %w", err)
 	}
 	pub := priv.PublicKey().Bytes()
-	handler, err := ops.New(ctx, keystore, issuer, pub, ops.Config{Mode: cfg.Mode, DEKCacheSize: cfg.DEKCacheSize, Now: o.now, RequireCallerToken: cfg.RequireCallerToken})
+	handler, err := ops.New(ctx, keystore, issuer, pub, ops.Config{Mode: cfg.Mode, DEKCacheSize: cfg.DEKCacheSize, Now: o.now,
+		RequireCallerToken: cfg.RequireCallerToken, Issuer: cfg.Issuer, LegacyIssuers: cfg.LegacyIssuers, TokenLifetimes: cfg.TokenLifetimes})
 	if err != nil {
 		return nil, fmt.Errorf("preparing operations: %w", err)
 	}
@@ -80,7 +81,8 @@ func New(ctx context.Context, cfg Config, keystore keyvault.KeyStore, issuer att
 		cfg: cfg, opts: o, log: o.logger, ln: ln, handler: handler, priv: priv, pub: pub,
 		baseCtx: baseCtx, cancelBase: cancel, conns: make(map[net.Conn]struct{}),
 	}
-	s.log.Info("enclave listening", "listen", cfg.Listen, "mode", cfg.Mode, "jwt_kid", handler.KID(), "require_caller_token", cfg.RequireCallerToken)
+	s.log.Info("enclave listening", "listen", cfg.Listen, "mode", cfg.Mode, "jwt_kid", handler.KID(), "require_caller_token", cfg.RequireCallerToken,
+		"token_issuer", cfg.Issuer, "token_ttl", cfg.TokenLifetimes.User.String(), "agent_token_ttl", cfg.TokenLifetimes.Agent.String())
 	if !cfg.RequireCallerToken {
 		s.log.Warn("enclave opens and seals without a caller token: transitional setting, never for production")
 	}

@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/proxy/metering"
 )
 
@@ -44,6 +45,10 @@ type Config struct {
 	ACMEEmail   string   `yaml:"acme_email"`
 	ACMECA      string   `yaml:"acme_ca"`
 
+	// TokenTTL and AgentTokenTTL are the lifetimes of user and agent access
+	// tokens; the verifier refuses longer ones (wire.TokenLifetimes). The
+	// enclave reads the same settings from the same variables and must be
+	// given the same values (and public_url too: it checks iss).
 	TokenTTL      time.Duration `yaml:"token_ttl"`       // OCV_TOKEN_TTL, default 900s
 	AgentTokenTTL time.Duration `yaml:"agent_token_ttl"` // OCV_AGENT_TOKEN_TTL, default 7200s
 	MaxBodyBytes  int64         `yaml:"max_body_bytes"`  // OCV_MAX_BODY_BYTES, default 1 MiB
@@ -100,7 +105,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Listen: "127.0.0.1:8443", DataDir: ".ocv", EnclaveAddr: "unix://.ocv/enclave.sock", EnclavePoolSize: 32,
-		DBMaxConns: 32, AttestationMaxAge: 5 * time.Minute, TLSMode: "dev", TokenTTL: 900 * time.Second, AgentTokenTTL: 7200 * time.Second,
+		DBMaxConns: 32, AttestationMaxAge: 5 * time.Minute, TLSMode: "dev", TokenTTL: wire.DefaultUserTokenTTL, AgentTokenTTL: wire.DefaultAgentTokenTTL,
 		MaxBodyBytes: 1 << 20, LogLevel: "info", AccessLog: true, SealInterval: time.Second, AdminListen: "127.0.0.1:9464",
 		RefreshTTL: 30 * 24 * time.Hour, LockoutDuration: 15 * time.Minute,
 		RateLimit: DefaultRateLimit(), Metering: metering.Config{Tiers: metering.DefaultTiers()},

@@ -63,6 +63,10 @@ export OCV_ENCLAVE_PIN_FILE=${OCV_ENCLAVE_PIN_FILE:-.ocv/softhsm/pin}
 export OCV_ENCLAVE_ATTESTER=${OCV_ENCLAVE_ATTESTER:-sim}
 export OCV_ENCLAVE_ATTESTATION_DIR=${OCV_ENCLAVE_ATTESTATION_DIR:-.ocv/attestation}
 export OCV_LISTEN=${OCV_LISTEN:-127.0.0.1:8443}
+# The token issuer and lifetimes are settings of both processes (the enclave checks
+# every token it is shown against them): exported here, both read the same values.
+# OCV_TOKEN_TTL and OCV_AGENT_TOKEN_TTL, when set in the environment, reach both too.
+export OCV_PUBLIC_URL=${OCV_PUBLIC_URL:-https://$OCV_LISTEN}
 export OCV_ENCLAVE_ADDR=${OCV_ENCLAVE_ADDR:-$OCV_ENCLAVE_LISTEN}
 export OCV_DATA_DIR=${OCV_DATA_DIR:-.ocv}
 export OCV_ATTESTATION_ROOT=${OCV_ATTESTATION_ROOT:-$OCV_ENCLAVE_ATTESTATION_DIR/root.pem}

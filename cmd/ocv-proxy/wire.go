@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/opencustody/ocv/enclave/client"
+	enclavewire "github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/obs"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy"
@@ -47,6 +48,8 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	// Authentication: revocations, agent cut-offs and API keys stay
 	// current across replicas.
 	verifier := auth.NewVerifier(enclave, db, append([]string{cfg.PublicURL}, cfg.LegacyIssuers...)...)
+	verifier.Principals = db
+	verifier.Lifetimes = enclavewire.TokenLifetimes{User: cfg.TokenTTL, Agent: cfg.AgentTokenTTL}
 	s.loop(func(ctx context.Context) error { return proxy.KeepRevocations(ctx, db, verifier.Revoked, log) })
 	s.loop(func(ctx context.Context) error { return proxy.KeepAgentCutoffs(ctx, db, verifier.Agents, log) })
 	if err := proxy.BootstrapAdmin(ctx, cfg, db, log); err != nil {

@@ -50,7 +50,7 @@ func newEnv(t testing.TB) *env {
 
 func (e *env) start(t testing.TB) {
 	t.Helper()
-	srv, err := enclave.New(context.Background(), enclave.Config{Listen: e.addr, DEKCacheSize: 4096, Mode: wire.ModeSimulated, RequireCallerToken: e.requireToken}, e.ks, e.issuer)
+	srv, err := enclave.New(context.Background(), enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, DEKCacheSize: 4096, Mode: wire.ModeSimulated, RequireCallerToken: e.requireToken}, e.ks, e.issuer)
 	require.NoError(t, err)
 	e.srv, e.done = srv, make(chan error, 1)
 	go func() { e.done <- srv.Serve(context.Background()) }()

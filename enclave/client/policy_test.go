@@ -16,7 +16,7 @@ import (
 // mint has the enclave sign an access token, as the proxy does at sign-in.
 func mint(t testing.TB, c *client.Client, sub, ptype, role string) string {
 	t.Helper()
-	claims := map[string]any{"iss": "https://ocv.test", "sub": sub, "aud": "ocv", "exp": time.Now().Add(time.Hour).Unix(),
+	claims := map[string]any{"iss": "https://ocv.test", "sub": sub, "aud": "ocv", "iat": time.Now().Unix(), "exp": time.Now().Add(15 * time.Minute).Unix(),
 		"jti": "jti-" + sub, "org_id": "org", "principal_type": ptype}
 	if role != "" {
 		claims["role"] = role

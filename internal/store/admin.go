@@ -129,6 +129,11 @@ func leaveOrg(ctx context.Context, tx pgx.Tx, userID string, m membershipRef, ou
 		if err := notifyAPIKeyRevocations(ctx, tx, ids); err != nil {
 			return err
 		}
+		// Its agents go with it: their access tokens are cut off first, so
+		// that a replica that verified one before refuses it from now on.
+		if err := revokeOrgAgentTokens(ctx, tx, m.orgID); err != nil {
+			return err
+		}
 		// Vaults, secrets, policies, agents, memberships and the rest
 		// go with the organization (ON DELETE CASCADE).
 		if _, err := tx.Exec(ctx, `DELETE FROM orgs WHERE id = $1`, m.orgID); err != nil {

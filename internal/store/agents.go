@@ -19,7 +19,8 @@ import (
 const AgentTokensChannel = "ocv_agent_tokens_revoked"
 
 // AgentCutoffWindow is how far back AgentTokenCutoffs looks: longer than
-// any agent token lives, so that older cutoffs no longer matter.
+// any agent token lives (both verifiers refuse a lifetime over 24 h plus
+// 60 s, wire.TokenLifetimes), so that older cutoffs no longer matter.
 const AgentCutoffWindow = 25 * time.Hour
 
 // Agent statuses.
@@ -240,6 +241,38 @@ func revokeAgentTokens(ctx context.Context, tx pgx.Tx, orgID, id string) (Agent,
 		return Agent{}, fmt.Errorf("notifying agent token revocation: %w", err)
 	}
 	return a, nil
+}
+
+// revokeOrgAgentTokens moves the cutoff of every agent of orgID as
+// revokeAgentTokens does and announces each, in tx: for an organization
+// about to be deleted with its agents. The cutoffs reach every replica
+// through AgentTokensChannel; the rows go with the organization, and
+// replicas keep what they were told for AgentCutoffWindow.
+func revokeOrgAgentTokens(ctx context.Context, tx pgx.Tx, orgID string) error {
+	rows, err := tx.Query(ctx, `UPDATE agents
+		SET tokens_valid_after = greatest(coalesce(tokens_valid_after, '-infinity'), now() + interval '1 second')
+		WHERE org_id = $1 RETURNING id::text, tokens_valid_after`, orgID)
+	if err != nil {
+		return fmt.Errorf("revoking agent tokens: %w", err)
+	}
+	type cutoff struct {
+		id string
+		at time.Time
+	}
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (cutoff, error) {
+		var c cutoff
+		return c, r.Scan(&c.id, &c.at)
+	})
+	if err != nil {
+		return fmt.Errorf("revoking agent tokens: %w", err)
+	}
+	for _, c := range all {
+		payload := c.id + " " + strconv.FormatInt(c.at.UnixMicro(), 10)
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, AgentTokensChannel, payload); err != nil {
+			return fmt.Errorf("notifying agent token revocation: %w", err)
+		}
+	}
+	return nil
 }
 
 // ParseAgentCutoff reads a notification of AgentTokensChannel.

@@ -22,7 +22,8 @@ const UserTokensChannel = "ocv_user_tokens_revoked"
 const AllOrgs = "00000000-0000-0000-0000-000000000000"
 
 // UserCutoffWindow is how far back UserTokenCutoffs looks: longer than any
-// access token lives (OCV_TOKEN_TTL is at most 24 h).
+// access token lives (OCV_TOKEN_TTL is at most 24 h, and both verifiers
+// refuse a token living longer than its configured lifetime plus 60 s).
 const UserCutoffWindow = 25 * time.Hour
 
 // UserCutoff is a moved user cut-off: the user's access tokens for OrgID

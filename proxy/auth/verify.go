@@ -26,6 +26,15 @@ type RevocationChecker interface {
 	IsTokenRevoked(ctx context.Context, jti string) (bool, error)
 }
 
+// PrincipalSource answers whether the principal a token names is, now,
+// there: for a user, a member of orgID with role whose platform role is
+// platformRole ("" for none); for an agent, an active agent of orgID (role
+// and platformRole ""). A principal that is not there is false and no
+// error.
+type PrincipalSource interface {
+	HasPrincipal(ctx context.Context, principalType, id, orgID, role, platformRole string) (bool, error)
+}
+
 // maxTokenLen bounds what Verify parses.
 const maxTokenLen = 4096
 
@@ -33,10 +42,20 @@ const maxTokenLen = 4096
 // cleared, which costs only re-verification.
 const verifiedCap = 100_000
 
-// Verifier checks access tokens. A token is verified once (signature, claims,
-// revocation in the database) and then served from memory until it expires;
-// revocation still applies at once, because every lookup also checks the
-// revocation set that Revoked keeps current across replicas.
+// Verifier checks access tokens. A token is verified once (signature,
+// claims, lifetime, revocation and its subject in the database) and then
+// served from memory until it expires; revocation still applies at once,
+// because every lookup also checks the revocation set that Revoked keeps
+// current across replicas, and the user and agent cut-offs, which move
+// when a user is deleted, leaves an organization or changes role, and when
+// an agent is deactivated, changed or deleted.
+//
+// The claims must name a configured issuer, carry iat and live no longer
+// than Lifetimes allows for their principal type (the rule of
+// wire.TokenLifetimes.CheckLifetime, which the enclave applies too): a
+// token that the enclave was made to sign for years is refused. Because
+// of that bound, a cut-off needs to be remembered for one lifetime only
+// (store.UserCutoffWindow, store.AgentCutoffWindow).
 type Verifier struct {
 	keys     KeySource
 	revoked  RevocationChecker
@@ -54,6 +73,15 @@ type Verifier struct {
 	Agents *AgentCutoffs
 	// Users holds the users' access token cut-offs.
 	Users *UserCutoffs
+	// Principals checks, the first time a token is seen, that its subject
+	// exists and is active in its organization with the roles it claims;
+	// later changes reach the verifier as cut-offs. nil refuses every JWT
+	// (fail closed).
+	Principals PrincipalSource
+	// Lifetimes bound a token's lifetime by principal type
+	// (wire.DefaultTokenLifetimes unless set; the proxy's token_ttl and
+	// agent_token_ttl).
+	Lifetimes wire.TokenLifetimes
 }
 
 // NewVerifier accepts tokens from any of issuers (the current one first; the
@@ -61,7 +89,7 @@ type Verifier struct {
 func NewVerifier(keys KeySource, revoked RevocationChecker, issuers ...string) *Verifier {
 	v := &Verifier{keys: keys, revoked: revoked, issuers: map[string]bool{}, now: time.Now,
 		pub: map[string]*ecdsa.PublicKey{}, verified: map[string]Principal{}, Revoked: NewRevocationSet(),
-		Agents: NewAgentCutoffs(), Users: NewUserCutoffs()}
+		Agents: NewAgentCutoffs(), Users: NewUserCutoffs(), Lifetimes: wire.DefaultTokenLifetimes()}
 	for _, iss := range issuers {
 		v.issuers[iss] = true
 	}
@@ -92,6 +120,9 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	}
 	if v.cutOff(p) {
 		return Principal{}, ErrInvalidToken
+	}
+	if err := v.checkPrincipal(ctx, p); err != nil {
+		return Principal{}, err
 	}
 	revoked, err := v.revoked.IsTokenRevoked(ctx, p.TokenID)
 	if err != nil {
@@ -143,14 +174,48 @@ func (v *Verifier) verify(ctx context.Context, token string) (Principal, error) 
 	if err := decodeSegment(payload, &c); err != nil {
 		return Principal{}, ErrInvalidToken
 	}
-	now := v.now().Unix()
+	now := v.now()
 	switch {
 	case !v.issuers[c.Issuer], c.Audience != Audience, c.ID == "", c.Subject == "", c.OrgID == "",
 		c.Type != PrincipalUser && c.Type != PrincipalAgent,
-		now >= c.ExpiresAt, c.IssuedAt > now+60:
+		now.Unix() >= c.ExpiresAt, !issuedAtMsAgrees(c),
+		v.Lifetimes.CheckLifetime(c.Type, time.Unix(c.IssuedAt, 0), time.Unix(c.ExpiresAt, 0), now) != nil:
 		return Principal{}, ErrInvalidToken
 	}
 	return principalOf(c), nil
+}
+
+// issuedAtMsAgrees reports whether iat_ms, when present, names the same
+// issue time as iat: the minter stamps iat in whole seconds rounded down
+// and iat_ms rounded up. The cut-offs compare iat_ms and the lifetime bound
+// reads iat, so a token must not tell them apart (an iat_ms years ahead
+// would pass every cut-off).
+func issuedAtMsAgrees(c wire.Claims) bool {
+	if c.IssuedAtMs == 0 {
+		return true
+	}
+	d := c.IssuedAtMs - c.IssuedAt*1000
+	return c.IssuedAt > 0 && d >= 0 && d <= 1000
+}
+
+// checkPrincipal refuses a token whose subject is not, now, an existing
+// active principal of its organization with the roles it claims: a user
+// who is a member (a deleted user, or one who left, is not) with that org
+// role and platform role, an active agent (a deactivated or deleted one is
+// not). It runs once per token, when the
+// token is first verified; after that the cut-offs carry every change.
+func (v *Verifier) checkPrincipal(ctx context.Context, p Principal) error {
+	if v.Principals == nil {
+		return ErrInvalidToken
+	}
+	ok, err := v.Principals.HasPrincipal(ctx, p.Type, p.ID, p.OrgID, p.Role, p.PlatformRole)
+	if err != nil {
+		return fmt.Errorf("checking the token's subject: %w", err)
+	}
+	if !ok {
+		return ErrInvalidToken
+	}
+	return nil
 }
 
 // principalOf turns verified claims into the caller.

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -84,6 +85,8 @@ type options struct {
 }
 
 // WithProxyEnv adds environment variables to the proxy (e.g. a wrong PCR0).
+// The settings both processes share (sharedEnv: the token issuer and
+// lifetimes) reach the enclave too, as scripts/run.sh passes them.
 func WithProxyEnv(kv ...string) Option {
 	return func(o *options) { o.proxyEnv = append(o.proxyEnv, kv...) }
 }
@@ -115,6 +118,10 @@ func Start(t testing.TB, opts ...Option) *Stack {
 		t.Fatal(err)
 	}
 	s.PCR0 = sum
+	port := freePort(t)
+	s.BaseURL = "https://127.0.0.1:" + port
+	// The issuer of the proxy's tokens, which the enclave checks too.
+	publicURL := "OCV_PUBLIC_URL=" + s.BaseURL
 	s.enclaveEnv = []string{
 		"SOFTHSM2_CONF=" + conf,
 		"OCV_ENCLAVE_LISTEN=" + s.EnclaveAddr,
@@ -122,13 +129,14 @@ func Start(t testing.TB, opts ...Option) *Stack {
 		"OCV_ENCLAVE_PIN_FILE=" + filepath.Join(dir, "softhsm", "pin"),
 		"OCV_ENCLAVE_ATTESTER=sim",
 		"OCV_ENCLAVE_ATTESTATION_DIR=" + filepath.Join(dir, "attestation"),
+		publicURL,
 	}
+	s.enclaveEnv = append(s.enclaveEnv, sharedEnv(o.proxyEnv)...)
 	s.StartEnclave()
 
-	port := freePort(t)
-	s.BaseURL = "https://127.0.0.1:" + port
 	env := []string{
 		"OCV_LISTEN=127.0.0.1:" + port,
+		publicURL,
 		"OCV_ADMIN_LISTEN=",
 		"OCV_DATABASE_URL=" + s.DatabaseURL,
 		"OCV_ENCLAVE_ADDR=" + s.EnclaveAddr,
@@ -147,6 +155,20 @@ func Start(t testing.TB, opts ...Option) *Stack {
 	s.waitHTTP()
 	t.Cleanup(s.Stop)
 	return s
+}
+
+// sharedEnv picks from kv the settings both processes read: the token
+// issuer and lifetimes.
+func sharedEnv(kv []string) []string {
+	var out []string
+	for _, e := range kv {
+		name, _, _ := strings.Cut(e, "=")
+		switch name {
+		case "OCV_PUBLIC_URL", "OCV_TOKEN_TTL", "OCV_AGENT_TOKEN_TTL":
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (s *Stack) initToken() string {

@@ -36,7 +36,7 @@ type authorizer struct {
 	guardSets    *setCache[*verifiedGuardrails]
 }
 
-func newAuthorizer(ctx context.Context, ks keyvault.KeyStore, requireToken bool, now func() time.Time) (*authorizer, error) {
+func newAuthorizer(ctx context.Context, ks keyvault.KeyStore, cfg Config, now func() time.Time) (*authorizer, error) {
 	macer, ok := ks.(keyvault.MACer)
 	if !ok {
 		return nil, fmt.Errorf("preparing authorisation: key store cannot compute MACs: %w", keyvault.ErrUnsupported)
@@ -44,12 +44,13 @@ func newAuthorizer(ctx context.Context, ks keyvault.KeyStore, requireToken bool,
 	if err := ensurePolicyMACKey(ctx, ks); err != nil {
 		return nil, err
 	}
-	v, err := tokens.New(tokens.Config{Keys: ks, KeyID: JWTKeyID, KIDPrefix: KIDPrefix, Audience: TokenAudience, CacheSize: tokenCacheSize})
+	v, err := tokens.New(tokens.Config{Keys: ks, KeyID: JWTKeyID, KIDPrefix: KIDPrefix, Audience: TokenAudience, CacheSize: tokenCacheSize,
+		Issuer: cfg.Issuer, LegacyIssuers: cfg.LegacyIssuers, Lifetimes: cfg.TokenLifetimes})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return &authorizer{
-		verifier: v, macer: macer, requireToken: requireToken, now: now,
+		verifier: v, macer: macer, requireToken: cfg.RequireCallerToken, now: now,
 		versions: newSetVersions(maxTrackedVaults), sets: newSetCache[*sealedSet](policySetCacheBytes),
 		guardSets: newSetCache[*verifiedGuardrails](guardrailSetCacheBytes),
 	}, nil

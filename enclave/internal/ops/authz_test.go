@@ -36,7 +36,7 @@ func (f *fixture) token(t testing.TB, claims map[string]any) string {
 }
 
 func claimsFor(org, ptype, sub, role string) map[string]any {
-	c := map[string]any{"iss": "i", "sub": sub, "aud": "ocv", "exp": time.Now().Add(time.Hour).Unix(),
+	c := map[string]any{"iss": "i", "sub": sub, "aud": "ocv", "iat": time.Now().Unix(), "exp": time.Now().Add(15 * time.Minute).Unix(),
 		"jti": "j-" + sub, "org_id": org, "principal_type": ptype}
 	if role != "" {
 		c["role"] = role
@@ -107,7 +107,7 @@ func TestAuthorizeReasons(t *testing.T) {
 func TestPolicySetCacheSavesMACs(t *testing.T) {
 	f := newFixture(t)
 	cs := &countingStore{Store: f.ks}
-	h, err := New(context.Background(), cs, f.h.issuer, f.channelPub, Config{Mode: wire.ModeSimulated, RequireCallerToken: true})
+	h, err := New(context.Background(), cs, f.h.issuer, f.channelPub, Config{Issuer: "i", TokenLifetimes: wire.DefaultTokenLifetimes(), Mode: wire.ModeSimulated, RequireCallerToken: true})
 	require.NoError(t, err)
 	t.Cleanup(h.Close)
 	g := &fixture{h: h, ks: f.ks}
@@ -131,7 +131,7 @@ func TestPolicySetCacheSavesMACs(t *testing.T) {
 func TestAuthorizeKeyStoreOutage(t *testing.T) {
 	f := newFixture(t)
 	f.h.authz.requireToken = true
-	fresh, err := New(context.Background(), f.ks, f.h.issuer, f.channelPub, Config{Mode: wire.ModeSimulated, RequireCallerToken: true})
+	fresh, err := New(context.Background(), f.ks, f.h.issuer, f.channelPub, Config{Issuer: "i", TokenLifetimes: wire.DefaultTokenLifetimes(), Mode: wire.ModeSimulated, RequireCallerToken: true})
 	require.NoError(t, err)
 	t.Cleanup(fresh.Close)
 	member := f.token(t, claimsFor("o", "user", "m", "member"))
@@ -191,7 +191,7 @@ func TestNewNeedsPolicyMACKey(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []uint32{1}, versions, "made at the first start")
 
-	_, err = New(context.Background(), noMACStore{f.ks, f.ks}, f.h.issuer, f.channelPub, Config{Mode: wire.ModeSimulated})
+	_, err = New(context.Background(), noMACStore{f.ks, f.ks}, f.h.issuer, f.channelPub, Config{Issuer: "i", TokenLifetimes: wire.DefaultTokenLifetimes(), Mode: wire.ModeSimulated})
 	require.ErrorIs(t, err, keyvault.ErrUnsupported)
 
 	other, err := memstore.New()
@@ -199,6 +199,6 @@ func TestNewNeedsPolicyMACKey(t *testing.T) {
 	t.Cleanup(func() { _ = other.Close() })
 	_, err = other.CreateKey(context.Background(), keyvault.CreateKeyRequest{Ref: policyMACKey, Algorithm: keyvault.AES256})
 	require.NoError(t, err)
-	_, err = New(context.Background(), other, f.h.issuer, f.channelPub, Config{Mode: wire.ModeSimulated})
+	_, err = New(context.Background(), other, f.h.issuer, f.channelPub, Config{Issuer: "i", TokenLifetimes: wire.DefaultTokenLifetimes(), Mode: wire.ModeSimulated})
 	require.ErrorIs(t, err, keyvault.ErrUnsupported, "a policy-mac key that is no MAC key")
 }

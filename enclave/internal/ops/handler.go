@@ -20,11 +20,19 @@ import (
 // False lets such requests through unchecked (a request that does carry a
 // token is still checked): transitional, until the proxy sends tokens;
 // never for production.
+//
+// Issuer, LegacyIssuers and TokenLifetimes are the token rules the enclave
+// applies to every access token it is shown (see enclave/internal/tokens):
+// the current iss (required), the earlier ones still accepted, and the
+// lifetime bound per principal type (required).
 type Config struct {
 	Mode               string
 	DEKCacheSize       int
 	Now                func() time.Time
 	RequireCallerToken bool
+	Issuer             string
+	LegacyIssuers      []string
+	TokenLifetimes     wire.TokenLifetimes
 }
 
 // Handler runs operations. It is safe for concurrent use.
@@ -61,7 +69,7 @@ func New(ctx context.Context, ks keyvault.KeyStore, issuer attestation.Issuer, c
 	if now == nil {
 		now = time.Now
 	}
-	authz, err := newAuthorizer(ctx, ks, cfg.RequireCallerToken, now)
+	authz, err := newAuthorizer(ctx, ks, cfg, now)
 	if err != nil {
 		return nil, err
 	}

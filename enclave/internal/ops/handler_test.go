@@ -112,7 +112,7 @@ func TestHealth(t *testing.T) {
 func TestNewReusesJWTKey(t *testing.T) {
 	f := newFixture(t)
 	require.Equal(t, "ocv-jwt-v1", f.h.KID())
-	h2, err := New(context.Background(), f.ks, f.h.issuer, f.channelPub, Config{Mode: wire.ModeNitro})
+	h2, err := New(context.Background(), f.ks, f.h.issuer, f.channelPub, Config{Issuer: "i", TokenLifetimes: wire.DefaultTokenLifetimes(), Mode: wire.ModeNitro})
 	require.NoError(t, err)
 	defer h2.Close()
 	require.Equal(t, "ocv-jwt-v1", h2.KID())
@@ -123,11 +123,11 @@ func TestNewReusesJWTKey(t *testing.T) {
 	// A newer version (a rotation) is picked up by the next start.
 	_, err = f.ks.CreateKey(context.Background(), keyvault.CreateKeyRequest{Ref: keyvault.KeyRef{ID: JWTKeyID, Version: 2}, Algorithm: keyvault.P256})
 	require.NoError(t, err)
-	h3, err := New(context.Background(), f.ks, f.h.issuer, f.channelPub, Config{Mode: wire.ModeNitro})
+	h3, err := New(context.Background(), f.ks, f.h.issuer, f.channelPub, Config{Issuer: "i", TokenLifetimes: wire.DefaultTokenLifetimes(), Mode: wire.ModeNitro})
 	require.NoError(t, err)
 	defer h3.Close()
 	require.Equal(t, "ocv-jwt-v2", h3.KID())
 
-	_, err = New(context.Background(), f.ks, f.h.issuer, f.channelPub, Config{Mode: "bogus"})
+	_, err = New(context.Background(), f.ks, f.h.issuer, f.channelPub, Config{Issuer: "i", TokenLifetimes: wire.DefaultTokenLifetimes(), Mode: "bogus"})
 	require.ErrorIs(t, err, ErrInvalidConfig)
 }

@@ -43,7 +43,7 @@ func newFixture(t testing.TB) *fixture {
 	priv, err := ecdh.X25519().GenerateKey(rand.Reader)
 	require.NoError(t, err)
 	pub := priv.PublicKey().Bytes()
-	h, err := New(context.Background(), ks, iss, pub, Config{Mode: wire.ModeSimulated, DEKCacheSize: 16})
+	h, err := New(context.Background(), ks, iss, pub, Config{Issuer: "i", TokenLifetimes: wire.DefaultTokenLifetimes(), Mode: wire.ModeSimulated, DEKCacheSize: 16})
 	require.NoError(t, err)
 	t.Cleanup(h.Close)
 	return &fixture{h: h, ks: ks, validator: v, channelPub: pub}

@@ -55,7 +55,7 @@ func softhsmFixture(b *testing.B) *fixture {
 	require.NoError(b, err)
 	priv, err := ecdh.X25519().GenerateKey(rand.Reader)
 	require.NoError(b, err)
-	h, err := New(context.Background(), ks, iss, priv.PublicKey().Bytes(), Config{Mode: wire.ModeSimulated})
+	h, err := New(context.Background(), ks, iss, priv.PublicKey().Bytes(), Config{Issuer: "i", TokenLifetimes: wire.DefaultTokenLifetimes(), Mode: wire.ModeSimulated})
 	require.NoError(b, err)
 	b.Cleanup(h.Close)
 	return &fixture{h: h}

@@ -31,6 +31,7 @@ type Claims struct {
 	// IntentsAPIEnabled is the agent's intents_api_enabled claim: signing
 	// needs it.
 	IntentsAPIEnabled bool
+	IssuedAt          time.Time
 	ExpiresAt         time.Time
 }
 
@@ -39,8 +40,8 @@ const maxScopes = 1024
 
 // parseClaims reads the JSON payload of a token. Keys match exactly (no
 // case folding) and a repeated key is refused, so the enclave never reads a
-// claim differently from a strict parser. exp, aud (a string or an array of
-// strings), iss, sub, jti, org_id and principal_type are required. It also
+// claim differently from a strict parser. exp, iat, aud (a string or an
+// array of strings), iss, sub, jti, org_id and principal_type are required. It also
 // returns nbf (the zero time when absent).
 func parseClaims(payload []byte, audience string) (Claims, time.Time, error) {
 	fields, err := objectFields(payload)
@@ -76,6 +77,10 @@ func claimsOf(fields map[string]json.RawMessage, audience string) (Claims, error
 		return Claims{}, err
 	}
 	if c.ExpiresAt, err = numericDate(fields[wire.ClaimExpiresAt], wire.ClaimExpiresAt); err != nil {
+		return Claims{}, err
+	}
+	// iat is required: without it the lifetime cannot be bounded.
+	if c.IssuedAt, err = numericDate(fields[wire.ClaimIssuedAt], wire.ClaimIssuedAt); err != nil {
 		return Claims{}, err
 	}
 	if raw, ok := fields[wire.ClaimRole]; ok && !isNull(raw) {

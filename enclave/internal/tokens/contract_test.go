@@ -25,7 +25,7 @@ func TestVerifyReadsWireClaims(t *testing.T) {
 				IssuedAt: now.Unix() - 10, ExpiresAt: now.Unix() + 900, ID: "jti-1", OrgID: "org-1",
 				Type: policy.PrincipalUser, Role: "admin", PlatformRole: "super_admin", IssuedAtMs: now.UnixMilli() - 10_000},
 			want: Claims{Issuer: "https://ocv.test", Subject: "user-1", OrgID: "org-1", PrincipalType: policy.PrincipalUser,
-				Role: policy.RoleAdmin, JTI: "jti-1", ExpiresAt: time.Unix(now.Unix()+900, 0)},
+				Role: policy.RoleAdmin, JTI: "jti-1", IssuedAt: time.Unix(now.Unix()-10, 0), ExpiresAt: time.Unix(now.Unix()+900, 0)},
 		},
 		"agent": {
 			claims: wire.Claims{Issuer: "https://ocv.test", Subject: "agent-1", Audience: wire.TokenAudience,
@@ -34,7 +34,7 @@ func TestVerifyReadsWireClaims(t *testing.T) {
 				ExecutionIntentsEnabled: &no, IntentsRequireTEE: true, IssuedAtMs: now.UnixMilli() - 10_000},
 			want: Claims{Issuer: "https://ocv.test", Subject: "agent-1", OrgID: "org-1", PrincipalType: policy.PrincipalAgent,
 				JTI: "jti-2", Environment: "prod", Scopes: []string{"prod/*"}, HasScopes: true, IntentsAPIEnabled: true,
-				ExpiresAt: time.Unix(now.Unix()+900, 0)},
+				IssuedAt: time.Unix(now.Unix()-10, 0), ExpiresAt: time.Unix(now.Unix()+900, 0)},
 		},
 	}
 	for name, tc := range tests {

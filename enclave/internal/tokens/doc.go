@@ -8,10 +8,17 @@
 // the ~100 µs ECDSA verification runs once per token, not once per request.
 // A cached token is still refused once it expires.
 //
-// The issuer is the proxy's concern (it accepts a legacy issuer): here iss
-// only has to be present. Revocation is the proxy's concern as well: the
-// enclave cannot see it, so a revoked token stays usable against the
-// enclave until it expires (docs/threat-model.md).
+// It also applies the token rules both verifiers share: iss must be the
+// configured issuer (the proxy's public URL) or one of the legacy issuers,
+// iat is required and at most wire.TokenClockSkew ahead, and exp - iat is
+// at most the configured lifetime of the principal type plus that skew
+// (wire.TokenLifetimes), all from the enclave's own configuration. So a
+// token signed for ten years is refused even though the enclave signed it.
+//
+// Revocation and the existence of the subject are the proxy's concern: the
+// enclave cannot see them, so a revoked token stays usable against the
+// enclave until it expires, which is now at most one lifetime
+// (docs/threat-model.md).
 //
 // Trust level: trusted (runs only inside the enclave). Every token it parses
 // may come from an attacker.

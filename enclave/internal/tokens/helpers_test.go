@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/keyvault"
 	"github.com/opencustody/ocv/keyvault/memstore"
 )
@@ -38,11 +39,19 @@ func newFixture(t testing.TB) *fixture {
 	require.NoError(t, err)
 	sg, err := ks.Signer(context.Background(), ref)
 	require.NoError(t, err)
-	v, err := New(Config{Keys: ks, KeyID: "jwt", KIDPrefix: "ocv-jwt-v", Audience: "ocv", CacheSize: 16})
+	v, err := New(testConfig(ks, 16))
 	require.NoError(t, err)
 	other, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
 	return &fixture{ks: ks, v: v, key: other, sg: sg}
+}
+
+// testConfig is the verifier configuration of these tests: issuer
+// https://ocv.test, legacy issuer https://legacy.ocv.test, the default
+// lifetimes.
+func testConfig(ks keyvault.KeyStore, cacheSize int) Config {
+	return Config{Keys: ks, KeyID: "jwt", KIDPrefix: "ocv-jwt-v", Audience: "ocv", CacheSize: cacheSize,
+		Issuer: "https://ocv.test", LegacyIssuers: []string{"https://legacy.ocv.test"}, Lifetimes: wire.DefaultTokenLifetimes()}
 }
 
 // claims returns valid user claims; callers edit the map.

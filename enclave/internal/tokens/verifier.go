@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/keyvault"
 )
 
@@ -25,18 +26,27 @@ const MaxTokenLen = 32 << 10
 // KeyID; a kid is KIDPrefix followed by the version in decimal
 // ("ocv-jwt-v3"). Audience is the aud every token must name. CacheSize is
 // the number of verified tokens kept (0 disables the cache).
+//
+// Issuer is the current iss (the proxy's public URL); LegacyIssuers are
+// earlier ones, still accepted here (the enclave only validates tokens).
+// Lifetimes bound exp - iat per principal type (wire.TokenLifetimes). They
+// come from the enclave's own configuration, never from a request.
 type Config struct {
-	Keys      keyvault.KeyStore
-	KeyID     string
-	KIDPrefix string
-	Audience  string
-	CacheSize int
+	Keys          keyvault.KeyStore
+	KeyID         string
+	KIDPrefix     string
+	Audience      string
+	CacheSize     int
+	Issuer        string
+	LegacyIssuers []string
+	Lifetimes     wire.TokenLifetimes
 }
 
 // Verifier verifies access tokens. It is safe for concurrent use.
 type Verifier struct {
-	cfg   Config
-	cache *cache
+	cfg     Config
+	issuers map[string]bool // the current issuer and the legacy ones
+	cache   *cache
 
 	mu   sync.RWMutex
 	keys map[string]*ecdsa.PublicKey // by kid; a key version never changes
@@ -44,10 +54,20 @@ type Verifier struct {
 
 // New returns a Verifier.
 func New(cfg Config) (*Verifier, error) {
-	if cfg.Keys == nil || cfg.KeyID == "" || cfg.KIDPrefix == "" || cfg.Audience == "" || cfg.CacheSize < 0 {
-		return nil, fmt.Errorf("%w: key store, key id, kid prefix and audience are required", ErrInvalidConfig)
+	if cfg.Keys == nil || cfg.KeyID == "" || cfg.KIDPrefix == "" || cfg.Audience == "" || cfg.CacheSize < 0 || cfg.Issuer == "" {
+		return nil, fmt.Errorf("%w: key store, key id, kid prefix, audience and issuer are required", ErrInvalidConfig)
 	}
-	return &Verifier{cfg: cfg, cache: newCache(cfg.CacheSize), keys: map[string]*ecdsa.PublicKey{}}, nil
+	if err := cfg.Lifetimes.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	issuers := map[string]bool{cfg.Issuer: true}
+	for _, iss := range cfg.LegacyIssuers {
+		if iss == "" {
+			return nil, fmt.Errorf("%w: an empty legacy issuer", ErrInvalidConfig)
+		}
+		issuers[iss] = true
+	}
+	return &Verifier{cfg: cfg, issuers: issuers, cache: newCache(cfg.CacheSize), keys: map[string]*ecdsa.PublicKey{}}, nil
 }
 
 // b64 is base64url without padding, refusing non-canonical trailing bits,
@@ -70,6 +90,9 @@ func (v *Verifier) Verify(ctx context.Context, token string, now time.Time) (Cla
 	if err != nil {
 		return Claims{}, err
 	}
+	if err := v.checkRules(c, now); err != nil {
+		return Claims{}, err
+	}
 	if err := checkTime(c.ExpiresAt, nbf, now); err != nil {
 		return Claims{}, err
 	}
@@ -78,6 +101,21 @@ func (v *Verifier) Verify(ctx context.Context, token string, now time.Time) (Cla
 		v.cache.put(key, c)
 	}
 	return c, nil
+}
+
+// checkRules refuses a token from an issuer this enclave does not know, or
+// one whose lifetime is not within the bound of its principal type (which
+// also needs iat, and iat no further ahead than the clock skew). A cached
+// token passed them when it was first seen, and neither gets any better
+// with time, so the cache does not check them again.
+func (v *Verifier) checkRules(c Claims, now time.Time) error {
+	if !v.issuers[c.Issuer] {
+		return invalid("iss names no issuer of this service")
+	}
+	if err := v.cfg.Lifetimes.CheckLifetime(c.PrincipalType, c.IssuedAt, c.ExpiresAt, now); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	return nil
 }
 
 // checkTime refuses a token at or past exp, or before nbf.

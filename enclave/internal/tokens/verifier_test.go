@@ -9,7 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/keyvault"
+	"github.com/opencustody/ocv/keyvault/memstore"
 	"github.com/opencustody/ocv/policy"
 )
 
@@ -19,7 +21,7 @@ func TestVerifyAccepts(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Claims{
 		Issuer: "https://ocv.test", Subject: "user-1", OrgID: "org-1", PrincipalType: policy.PrincipalUser,
-		Role: policy.RoleOwner, JTI: "jti-1", ExpiresAt: time.Unix(now.Unix()+900, 0),
+		Role: policy.RoleOwner, JTI: "jti-1", IssuedAt: time.Unix(now.Unix()-10, 0), ExpiresAt: time.Unix(now.Unix()+900, 0),
 	}, c)
 
 	agent := with(func(m map[string]any) {
@@ -131,7 +133,7 @@ func TestVerifyCache(t *testing.T) {
 	f := newFixture(t)
 	tok := f.mint(t, header("ocv-jwt-v1"), claims())
 	other := f.mint(t, header("ocv-jwt-v1"), with(func(m map[string]any) { m["jti"] = "jti-2" }))
-	fresh, err := New(Config{Keys: f.ks, KeyID: "jwt", KIDPrefix: "ocv-jwt-v", Audience: "ocv"})
+	fresh, err := New(testConfig(f.ks, 0))
 	require.NoError(t, err)
 
 	c1, err := f.v.Verify(t.Context(), tok, now)
@@ -169,8 +171,28 @@ func TestCacheBounded(t *testing.T) {
 }
 
 func TestNewRefuses(t *testing.T) {
-	_, err := New(Config{KeyID: "jwt", KIDPrefix: "p", Audience: "ocv"})
-	require.ErrorIs(t, err, ErrInvalidConfig)
+	ks, err := memstore.New()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ks.Close() })
+	tests := map[string]struct {
+		edit    func(*Config)
+		wantErr error
+	}{
+		"ok":                  {func(*Config) {}, nil},
+		"fail no key store":   {func(c *Config) { c.Keys = nil }, ErrInvalidConfig},
+		"fail no issuer":      {func(c *Config) { c.Issuer = "" }, ErrInvalidConfig},
+		"fail empty legacy":   {func(c *Config) { c.LegacyIssuers = []string{""} }, ErrInvalidConfig},
+		"fail no lifetimes":   {func(c *Config) { c.Lifetimes = wire.TokenLifetimes{} }, ErrInvalidConfig},
+		"fail 25 h for users": {func(c *Config) { c.Lifetimes.User = 25 * time.Hour }, ErrInvalidConfig},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig(ks, 0)
+			tc.edit(&cfg)
+			_, err := New(cfg)
+			require.ErrorIs(t, err, tc.wantErr)
+		})
+	}
 }
 
 func FuzzVerify(f *testing.F) {
@@ -189,7 +211,7 @@ func FuzzVerify(f *testing.F) {
 // FuzzClaims feeds payloads to the claims parser, as if the enclave had
 // signed them: whatever parses has every required claim.
 func FuzzClaims(f *testing.F) {
-	f.Add([]byte(`{"iss":"i","sub":"u","aud":"ocv","exp":4102444800,"jti":"j","org_id":"o","principal_type":"agent","scopes":["a/*"],"nbf":1.5}`))
+	f.Add([]byte(`{"iss":"i","sub":"u","aud":"ocv","iat":4102444000,"exp":4102444800,"jti":"j","org_id":"o","principal_type":"agent","scopes":["a/*"],"nbf":1.5}`))
 	f.Add([]byte(`{"aud":["ocv"],"exp":1e9}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
@@ -197,7 +219,7 @@ func FuzzClaims(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if c.Issuer == "" || c.Subject == "" || c.JTI == "" || c.OrgID == "" || c.ExpiresAt.IsZero() ||
+		if c.Issuer == "" || c.Subject == "" || c.JTI == "" || c.OrgID == "" || c.ExpiresAt.IsZero() || c.IssuedAt.IsZero() ||
 			(c.PrincipalType != policy.PrincipalUser && c.PrincipalType != policy.PrincipalAgent) {
 			t.Fatal("claims parsed without a required claim")
 		}
