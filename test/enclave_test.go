@@ -16,7 +16,6 @@ import (
 
 	"github.com/opencustody/ocv/attestation/nitro"
 	"github.com/opencustody/ocv/attestation/sim"
-	"github.com/opencustody/ocv/enclave/client"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/test/stack"
 )
@@ -132,14 +131,7 @@ func TestProxyRefusesAnEnclaveOffTheAllowlist(t *testing.T) {
 func TestEnclaveRefusesReplayedFrames(t *testing.T) {
 	s := stack.Start(t)
 	s.WaitAttested()
-	root, err := sim.LoadRoot(s.RootPath)
-	require.NoError(t, err)
-	pcr0, _ := hex.DecodeString(s.PCR0)
-	v, err := nitro.NewValidator(nitro.Config{Roots: []*x509.Certificate{root}, SimulatedRoots: true, AllowedPCRs: map[uint][][]byte{0: {pcr0}}})
-	require.NoError(t, err)
-	sess, err := client.DialSession(stack.Context(t), s.EnclaveAddr, v)
-	require.NoError(t, err)
-	defer sess.Close()
+	sess := enclaveSession(t, s)
 
 	code, _, err := sess.Call(wire.OpHealth, nil)
 	require.NoError(t, err)

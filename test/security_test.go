@@ -1,23 +1,16 @@
 package test
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/attestation/nitro"
-	"github.com/opencustody/ocv/attestation/sim"
-	"github.com/opencustody/ocv/enclave/client"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/policy"
 	"github.com/opencustody/ocv/proxy"
@@ -151,28 +144,12 @@ func TestCompromisedProxyGetsNoPlaintext(t *testing.T) {
 	outsider := s.SignUp("bypass-outsider@example.com")
 
 	// What a proxy holds: the sealed value from storage.
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.DatabaseURL)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	var version uint32
-	var wrapped, ct []byte
-	require.NoError(t, conn.QueryRow(ctx, `SELECT s.version, v.wrapped_dek, v.ciphertext FROM secrets s
-		JOIN secret_versions v ON v.org_id = s.org_id AND v.secret_id = s.id AND v.version = s.version
-		WHERE s.path = 'prod/db'`).Scan(&version, &wrapped, &ct))
-
-	root, err := sim.LoadRoot(s.RootPath)
-	require.NoError(t, err)
-	pcr0, _ := hex.DecodeString(s.PCR0)
-	v, err := nitro.NewValidator(nitro.Config{Roots: []*x509.Certificate{root}, SimulatedRoots: true, AllowedPCRs: map[uint][][]byte{0: {pcr0}}})
-	require.NoError(t, err)
-	sess, err := client.DialSession(stack.Context(t), s.EnclaveAddr, v)
-	require.NoError(t, err)
-	defer sess.Close()
+	row := readSealed(t, s, owner.OrgID, "prod/db")
+	sess := enclaveSession(t, s)
 
 	open := func(token string, set, mac []byte) (wire.Code, []byte) {
-		req := wire.OpenRequest{OrgID: owner.OrgID, VaultID: vault, Path: "prod/db", SecretVersion: version,
-			WrappedDEK: wrapped, Ciphertext: ct, Token: token, PolicySet: set, PolicyMAC: mac, ClientIP: "127.0.0.1"}
+		req := wire.OpenRequest{OrgID: owner.OrgID, VaultID: vault, Path: "prod/db", SecretVersion: row.version,
+			WrappedDEK: row.wrapped, Ciphertext: row.ct, Token: token, PolicySet: set, PolicyMAC: mac, ClientIP: "127.0.0.1"}
 		body, err := req.Append(nil)
 		require.NoError(t, err)
 		code, resp, err := sess.Call(wire.OpOpen, body)

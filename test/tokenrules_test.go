@@ -1,20 +1,15 @@
 package test
 
 import (
-	"context"
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/attestation/nitro"
-	"github.com/opencustody/ocv/attestation/sim"
 	"github.com/opencustody/ocv/enclave/client"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/test/stack"
@@ -29,15 +24,7 @@ type hostileProxy struct {
 
 func dialEnclave(t *testing.T, s *stack.Stack) *hostileProxy {
 	t.Helper()
-	root, err := sim.LoadRoot(s.RootPath)
-	require.NoError(t, err)
-	pcr0, _ := hex.DecodeString(s.PCR0)
-	v, err := nitro.NewValidator(nitro.Config{Roots: []*x509.Certificate{root}, SimulatedRoots: true, AllowedPCRs: map[uint][][]byte{0: {pcr0}}})
-	require.NoError(t, err)
-	sess, err := client.DialSession(stack.Context(t), s.EnclaveAddr, v)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = sess.Close() })
-	return &hostileProxy{t: t, sess: sess}
+	return &hostileProxy{t: t, sess: enclaveSession(t, s)}
 }
 
 // sign has the enclave sign claims (OpSignJWT signs whatever it is sent).
@@ -78,20 +65,12 @@ func TestTenYearTokenIsRefused(t *testing.T) {
 	r := s.Do("PUT", path, owner.Token, map[string]any{"type": "password", "value": "e2e-tenyear-canary"})
 	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
 
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.DatabaseURL)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	var version uint32
-	var wrapped, ct []byte
-	require.NoError(t, conn.QueryRow(ctx, `SELECT s.version, v.wrapped_dek, v.ciphertext FROM secrets s
-		JOIN secret_versions v ON v.org_id = s.org_id AND v.secret_id = s.id AND v.version = s.version
-		WHERE s.org_id = $1 AND s.path = 'prod/db'`, owner.OrgID).Scan(&version, &wrapped, &ct))
+	row := readSealed(t, s, owner.OrgID, "prod/db")
 
 	h := dialEnclave(t, s)
 	open := func(token string) (wire.Code, []byte) {
-		req := wire.OpenRequest{OrgID: owner.OrgID, VaultID: vault, Path: "prod/db", SecretVersion: version,
-			WrappedDEK: wrapped, Ciphertext: ct, Token: token, ClientIP: "127.0.0.1"}
+		req := wire.OpenRequest{OrgID: owner.OrgID, VaultID: vault, Path: "prod/db", SecretVersion: row.version,
+			WrappedDEK: row.wrapped, Ciphertext: row.ct, Token: token, ClientIP: "127.0.0.1"}
 		body, err := req.Append(nil)
 		require.NoError(t, err)
 		code, resp, err := h.sess.Call(wire.OpOpen, body)

@@ -20,26 +20,6 @@ import (
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// envName maps a secret path to an environment variable name: its last
-// segment upper-cased, every character outside [A-Z0-9] turned into '_',
-// and a leading digit prefixed with '_'.
-func envName(path string) string {
-	last := path[strings.LastIndexByte(path, '/')+1:]
-	var b strings.Builder
-	for _, r := range strings.ToUpper(last) {
-		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	name := b.String()
-	if name == "" || (name[0] >= '0' && name[0] <= '9') {
-		name = "_" + name
-	}
-	return name
-}
-
 // parseEnvFlags reads --env NAME=PATH mappings into name → path.
 func parseEnvFlags(flags []string) (map[string]string, error) {
 	out := map[string]string{}
@@ -71,7 +51,7 @@ func envMapping(listed []string, explicit map[string]string) (map[string]string,
 		if mapped[p] {
 			continue
 		}
-		name := envName(p)
+		name := api.EnvName(p)
 		if _, ok := explicit[name]; ok {
 			continue
 		}

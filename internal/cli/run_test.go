@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/api"
 )
 
 func TestEnvName(t *testing.T) {
@@ -21,8 +23,8 @@ func TestEnvName(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			require.Equal(t, tc.want, envName(tc.path))
-			require.Regexp(t, envNameRE, envName(tc.path))
+			require.Equal(t, tc.want, api.EnvName(tc.path))
+			require.Regexp(t, envNameRE, api.EnvName(tc.path))
 		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/api"
 )
 
 func TestNewConfig(t *testing.T) {
@@ -93,7 +95,7 @@ func TestEnvName(t *testing.T) {
 		"x/ünï":             "_N_",
 	}
 	for in, want := range cases {
-		t.Run(in, func(t *testing.T) { require.Equal(t, want, EnvName(in)) })
+		t.Run(in, func(t *testing.T) { require.Equal(t, want, api.EnvName(in)) })
 	}
 }
 

@@ -7,27 +7,9 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-// EnvName maps a secret path to an environment variable name the way
-// `ocv run` does: the last segment upper-cased, every character outside
-// [A-Z0-9] turned into '_', and a leading digit prefixed with '_'.
-func EnvName(path string) string {
-	last := path[strings.LastIndexByte(path, '/')+1:]
-	var b strings.Builder
-	for _, r := range strings.ToUpper(last) {
-		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	name := b.String()
-	if name == "" || (name[0] >= '0' && name[0] <= '9') {
-		name = "_" + name
-	}
-	return name
-}
+	"github.com/opencustody/ocv/api"
+)
 
 // underPrefix reports whether path is prefix itself or inside it as a folder.
 func underPrefix(path, prefix string) bool {
@@ -66,7 +48,7 @@ func (t *tools) getEnvBundle(ctx context.Context, _ *mcp.CallToolRequest, in env
 		if !underPrefix(s.Path, prefix) {
 			continue
 		}
-		name := EnvName(s.Path)
+		name := api.EnvName(s.Path)
 		if prev, dup := out.Paths[name]; dup {
 			return nil, nil, fmt.Errorf("%w: %s and %s both map to %s", ErrEnvConflict, prev, s.Path, name)
 		}

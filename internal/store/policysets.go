@@ -102,22 +102,9 @@ func (s *Store) AgentPolicies(ctx context.Context, orgID, agentID string) ([]pol
 // ListVaultsFor lists, like ListVaults, only the vaults where the principal
 // holds at least one unexpired allow policy.
 func (s *Store) ListVaultsFor(ctx context.Context, orgID, principalType, principalID, after string, limit int) ([]Vault, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+vaultColumns+` FROM vaults v
+	return s.queryVaults(ctx, `SELECT `+vaultColumns+` FROM vaults v
 		WHERE v.org_id = $1 AND ($4 = '' OR v.id > nullif($4, '')::uuid)
 		AND EXISTS (SELECT 1 FROM policies p WHERE p.org_id = v.org_id AND p.vault_id = v.id AND p.principal_type = $2
 			AND p.principal_id = $3 AND p.effect = 'allow' AND (p.expires_at IS NULL OR p.expires_at > now()))
 		ORDER BY v.id LIMIT $5`, orgID, principalType, principalID, after, limit)
-	if err != nil {
-		return nil, fmt.Errorf("listing vaults: %w", err)
-	}
-	defer rows.Close()
-	var out []Vault
-	for rows.Next() {
-		v, err := scanVault(rows)
-		if err != nil {
-			return nil, fmt.Errorf("listing vaults: %w", err)
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }

@@ -75,8 +75,13 @@ func (s *Store) GetVault(ctx context.Context, orgID, id string) (Vault, error) {
 // ListVaults returns up to limit vaults with ids after the cursor id
 // (ids are UUIDv7, so this is creation order).
 func (s *Store) ListVaults(ctx context.Context, orgID, after string, limit int) ([]Vault, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+vaultColumns+` FROM vaults
+	return s.queryVaults(ctx, `SELECT `+vaultColumns+` FROM vaults
 		WHERE org_id = $1 AND ($2 = '' OR id > nullif($2, '')::uuid) ORDER BY id LIMIT $3`, orgID, after, limit)
+}
+
+// queryVaults runs a query over vaultColumns and scans every row.
+func (s *Store) queryVaults(ctx context.Context, query string, args ...any) ([]Vault, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing vaults: %w", err)
 	}
