@@ -74,12 +74,10 @@ func (h *Handlers) AdminSetOrgTier(w http.ResponseWriter, r *http.Request) error
 // organization for the caller, elsewhere for a remaining owner or admin of
 // that organization (a short-lived token minted for that purpose only).
 func (h *Handlers) AdminDeleteUser(w http.ResponseWriter, r *http.Request) error {
-	userID, err := pathID(r, "user_id", "user")
+	userID, entry, err := auditedID(r, "user_id", "user", "user/")
 	if err != nil {
 		return err
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetResource("user/" + userID)
 	p := principal(r)
 	if userID == p.ID {
 		return problem.BadRequest(problem.TypeInvalidRequest, "you cannot delete your own account")

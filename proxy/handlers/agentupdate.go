@@ -75,12 +75,10 @@ func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error 
 // DeleteAgent answers DELETE /v1/agents/{id} (human users): the agent
 // becomes inactive, its policies are deleted and its JWTs stop working.
 func (h *Handlers) DeleteAgent(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "agent")
+	id, entry, err := auditedID(r, "id", "agent", "agent/")
 	if err != nil {
 		return err
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetResource("agent/" + id)
 	a, changes, err := h.Agents.DeactivateAgent(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
 	if err != nil {
 		return err

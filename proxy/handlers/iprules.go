@@ -119,12 +119,10 @@ func (h *Handlers) CreateIPRule(w http.ResponseWriter, r *http.Request) error {
 
 // DeleteIPRule answers DELETE /v1/security/ip-rules/{rule_id} (owners and admins).
 func (h *Handlers) DeleteIPRule(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "rule_id", "rule")
+	id, entry, err := auditedID(r, "rule_id", "rule", "security/ip-rule/")
 	if err != nil {
 		return err
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetResource("security/ip-rule/" + id)
 	if err := orgAdmin(r, "manage IP rules"); err != nil {
 		return err
 	}

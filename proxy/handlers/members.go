@@ -7,7 +7,6 @@ import (
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
-	"github.com/opencustody/ocv/proxy/auditlog"
 )
 
 // ownerOnly refuses a change that grants or removes the owner role unless
@@ -35,12 +34,10 @@ func memberWriteError(err error, lastOwner string) error {
 // sign-in gets the new one); API keys see the new role within the key
 // cache's lifetime.
 func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
-	userID, err := pathID(r, "user_id", "user")
+	userID, entry, err := auditedID(r, "user_id", "user", "org/member/")
 	if err != nil {
 		return err
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetResource("org/member/" + userID)
 	if err := orgAdmin(r, "change member roles"); err != nil {
 		return err
 	}
@@ -68,12 +65,10 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 // user account stays; its access tokens for the organization stop working
 // at once (a user cut-off, see store.RevokeUserTokens).
 func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
-	userID, err := pathID(r, "user_id", "user")
+	userID, entry, err := auditedID(r, "user_id", "user", "org/member/")
 	if err != nil {
 		return err
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetResource("org/member/" + userID)
 	if err := orgAdmin(r, "remove members"); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/proxy/auditlog"
 )
 
 // MaxPathBytes bounds a secret path after percent-decoding.
@@ -80,4 +81,17 @@ func pathID(r *http.Request, name, what string) (string, error) {
 		return "", problem.BadRequest(problem.TypeInvalidRequest, what+" id must be a UUID")
 	}
 	return id.String(), nil
+}
+
+// auditedID reads the UUID path parameter name (what names it in errors)
+// and names the resource prefix+id in the request's audit entry, which it
+// returns for the write that records it.
+func auditedID(r *http.Request, name, what, prefix string) (string, *auditlog.Entry, error) {
+	id, err := pathID(r, name, what)
+	if err != nil {
+		return "", nil, err
+	}
+	entry := auditlog.FromContext(r.Context())
+	entry.SetResource(prefix + id)
+	return id, entry, nil
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
-	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
 )
 
@@ -55,12 +54,10 @@ func (h *Handlers) isRecipient(r *http.Request) (func(store.Share) bool, error) 
 
 func (h *Handlers) setShareStatus(w http.ResponseWriter, r *http.Request, status string,
 	who func(*http.Request) (func(store.Share) bool, error)) error {
-	id, err := pathID(r, "id", "share")
+	id, entry, err := auditedID(r, "id", "share", "share/")
 	if err != nil {
 		return err
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetResource("share/" + id)
 	allowed, err := who(r)
 	if err != nil {
 		return err

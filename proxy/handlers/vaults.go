@@ -142,12 +142,10 @@ func (h *Handlers) visibleVault(r *http.Request, id string) (store.Vault, *acces
 
 // DeleteVault answers DELETE /v1/vaults/{id}: the vault and its secrets.
 func (h *Handlers) DeleteVault(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "vault")
+	id, entry, err := auditedID(r, "id", "vault", "vault/")
 	if err != nil {
 		return err
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetResource("vault/" + id)
 	err = h.Vaults.DeleteVault(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
 	return noContent(w, err)
 }

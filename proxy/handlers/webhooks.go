@@ -157,12 +157,10 @@ func (h *Handlers) UpdateWebhook(w http.ResponseWriter, r *http.Request) error {
 
 // DeleteWebhook answers DELETE /v1/webhooks/{id}; pending deliveries go too.
 func (h *Handlers) DeleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "webhook")
+	id, entry, err := auditedID(r, "id", "webhook", "webhook/")
 	if err != nil {
 		return err
 	}
-	entry := auditlog.FromContext(r.Context())
-	entry.SetResource("webhook/" + id)
 	err = h.Hooks.DeleteWebhook(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
 	return noContent(w, err)
 }
