@@ -67,6 +67,12 @@ func TestSecretLifecycle(t *testing.T) {
 			r := s.Do(c.method, c.path, other.Token, nil)
 			require.Equal(t, http.StatusNotFound, r.Status, c.method+" "+c.path)
 			require.Equal(t, "application/problem+json", r.Header.Get("Content-Type"))
+			// No existence oracle: the store now names the missing
+			// resource, and another organization's vault must answer
+			// exactly like a vault that exists nowhere.
+			missing := s.Do(c.method, strings.Replace(c.path, vault, "01a20ed4-0000-7000-8000-000000000000", 1), other.Token, nil)
+			require.Equal(t, missing.Status, r.Status, c.method+" "+c.path)
+			require.Equal(t, missing.JSON(t)["detail"], r.JSON(t)["detail"], c.method+" "+c.path)
 		}
 		r := s.Do("PUT", "/v1/vaults/"+vault+"/secrets/x", other.Token, map[string]any{"type": "password", "value": "x"})
 		require.Equal(t, http.StatusNotFound, r.Status)
