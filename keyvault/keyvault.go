@@ -116,3 +116,23 @@ type ImportKeyRequest struct {
 type KeyImporter interface {
 	ImportKey(ctx context.Context, req ImportKeyRequest) (KeyInfo, error)
 }
+
+// MaxRegisterLen bounds the value of a register.
+const MaxRegisterLen = 256
+
+// RegisterStore is the optional capability of a KeyStore to keep small named
+// values durably inside its boundary, visible to every process that uses the
+// same store (every enclave on one HSM token). The enclave keeps its
+// anti-rollback floors in registers (enclave/internal/floors), so that a
+// restart or a second enclave cannot be shown a superseded sealed record.
+//
+// A register is not a key: its value is not secret, only out of reach of
+// the database and the proxy. Names are printable ASCII like key ids.
+// ReadRegister returns an error wrapping ErrKeyNotFound for a register never
+// written. WriteRegister creates or replaces the value (at most
+// MaxRegisterLen bytes); it is not atomic with a read, so callers that
+// advance a value read it back to learn whether they won a race.
+type RegisterStore interface {
+	ReadRegister(ctx context.Context, name string) ([]byte, error)
+	WriteRegister(ctx context.Context, name string, value []byte) error
+}

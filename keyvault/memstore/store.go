@@ -18,12 +18,14 @@ import (
 	"github.com/opencustody/ocv/keyvault"
 )
 
-// Store is an in-memory keyvault.KeyStore, keyvault.KeyWrapper and
-// keyvault.MACer. It is safe for concurrent use.
+// Store is an in-memory keyvault.KeyStore, keyvault.KeyWrapper,
+// keyvault.MACer and keyvault.RegisterStore. It is safe for concurrent use.
 type Store struct {
 	mu     sync.RWMutex
 	keys   map[keyvault.KeyRef]*key
-	closed bool
+	// registers are the keyvault.RegisterStore values.
+	registers map[string][]byte
+	closed    bool
 }
 
 // key is one stored key; exactly one of the private fields is set.
