@@ -21,8 +21,8 @@ import (
 // Store is an in-memory keyvault.KeyStore, keyvault.KeyWrapper,
 // keyvault.MACer and keyvault.RegisterStore. It is safe for concurrent use.
 type Store struct {
-	mu     sync.RWMutex
-	keys   map[keyvault.KeyRef]*key
+	mu   sync.RWMutex
+	keys map[keyvault.KeyRef]*key
 	// registers are the keyvault.RegisterStore values.
 	registers map[string][]byte
 	closed    bool

@@ -70,3 +70,9 @@ var (
 func (*Store) ImportKey(context.Context, keyvault.ImportKeyRequest) (keyvault.KeyInfo, error) {
 	return keyvault.KeyInfo{}, errNoCgo
 }
+
+// ReadRegister answers keyvault.ErrUnsupported.
+func (*Store) ReadRegister(context.Context, string) ([]byte, error) { return nil, errNoCgo }
+
+// WriteRegister answers keyvault.ErrUnsupported.
+func (*Store) WriteRegister(context.Context, string, []byte) error { return errNoCgo }

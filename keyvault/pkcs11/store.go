@@ -29,6 +29,8 @@ type Store struct {
 	// creating holds a channel per ref being created, closed when done, so
 	// concurrent CreateKey calls of one ref cannot both generate.
 	creating map[keyvault.KeyRef]chan struct{}
+	// regMu serialises register writes in this process.
+	regMu sync.Mutex
 }
 
 // New initialises the module (once per process, shared by every Store),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/opencustody/ocv/attestation"
 	"github.com/opencustody/ocv/enclave/internal/envelope"
+	"github.com/opencustody/ocv/enclave/internal/floors"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/keyvault"
 	"github.com/opencustody/ocv/policy"
@@ -33,6 +34,9 @@ type Config struct {
 	Issuer             string
 	LegacyIssuers      []string
 	TokenLifetimes     wire.TokenLifetimes
+	// FloorRefresh is how long an anti-rollback floor read from the HSM
+	// is trusted before it is read again (floors.DefaultRefresh when 0).
+	FloorRefresh time.Duration
 }
 
 // Handler runs operations. It is safe for concurrent use.
@@ -43,7 +47,9 @@ type Handler struct {
 	channelPub []byte
 	jwt        *jwtKey
 	authz      *authorizer
-	mode       string
+	// floors are the durable anti-rollback floors, kept in the HSM.
+	floors *floors.Store
+	mode   string
 }
 
 // New makes a Handler: it loads (or creates) the token-signing key and the
@@ -73,7 +79,12 @@ func New(ctx context.Context, ks keyvault.KeyStore, issuer attestation.Issuer, c
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{ks: ks, sealer: sealer, issuer: issuer, channelPub: channelPub, jwt: jwt, authz: authz, mode: cfg.Mode}, nil
+	rs, ok := ks.(keyvault.RegisterStore)
+	if !ok {
+		return nil, fmt.Errorf("%w: the key store cannot keep anti-rollback floors", keyvault.ErrUnsupported)
+	}
+	fl := floors.New(rs, floors.Config{Refresh: cfg.FloorRefresh, Now: now})
+	return &Handler{ks: ks, sealer: sealer, issuer: issuer, channelPub: channelPub, jwt: jwt, authz: authz, floors: fl, mode: cfg.Mode}, nil
 }
 
 // Close zeroises cached data keys.
