@@ -59,16 +59,22 @@ func (m *AttestResponse) Decode(b []byte) error {
 }
 
 // CreateKEKRequest asks for the next version of a vault's key-encryption
-// key (version 1 for a new vault).
+// key (version 1 for a new vault). Token is the creator's access token: the
+// enclave creates a KEK only for an owner or admin of OrgID, under a key id
+// that names the organization of that token.
 type CreateKEKRequest struct {
+	Token   string
 	OrgID   string
 	VaultID string
 }
 
 // Append implements Message.
 func (m *CreateKEKRequest) Append(b []byte) ([]byte, error) {
-	b, err := appendString(b, m.OrgID, MaxIDLen, "org id")
+	b, err := appendString(b, m.Token, MaxTokenLen, "token")
 	if err != nil {
+		return b, err
+	}
+	if b, err = appendString(b, m.OrgID, MaxIDLen, "org id"); err != nil {
 		return b, err
 	}
 	return appendString(b, m.VaultID, MaxIDLen, "vault id")
@@ -77,6 +83,7 @@ func (m *CreateKEKRequest) Append(b []byte) ([]byte, error) {
 // Decode implements Message.
 func (m *CreateKEKRequest) Decode(b []byte) error {
 	d := decoder{b: b}
+	m.Token = d.str(MaxTokenLen, "token")
 	m.OrgID = d.str(MaxIDLen, "org id")
 	m.VaultID = d.str(MaxIDLen, "vault id")
 	return d.finish()

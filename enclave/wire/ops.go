@@ -18,10 +18,15 @@ const (
 	OpSigningKey     Op = 10
 	OpSignIntent     Op = 11
 	OpSealGuardrails Op = 12
+	// OpDestroySigningKey destroys retired versions of an agent's signing
+	// key in the HSM.
+	OpDestroySigningKey Op = 18
 )
 
 // Valid reports whether op is a known operation.
-func (op Op) Valid() bool { return op >= OpAttest && op <= OpSealGuardrails }
+func (op Op) Valid() bool {
+	return op >= OpAttest && op <= OpSealGuardrails || op == OpDestroySigningKey
+}
 
 // String names the operation for logs.
 func (op Op) String() string {
@@ -50,6 +55,8 @@ func (op Op) String() string {
 		return "sign_intent"
 	case OpSealGuardrails:
 		return "seal_guardrails"
+	case OpDestroySigningKey:
+		return "destroy_signing_key"
 	default:
 		return "unknown"
 	}

@@ -14,7 +14,7 @@ func sampleMessages() map[string]struct{ in, out Message } {
 	return map[string]struct{ in, out Message }{
 		"attest request":     {&AttestRequest{Nonce: bytes.Repeat([]byte{7}, 32), ProxyPublicKey: bytes.Repeat([]byte{9}, 32)}, &AttestRequest{}},
 		"attest response":    {&AttestResponse{Document: []byte("doc")}, &AttestResponse{}},
-		"create kek":         {&CreateKEKRequest{OrgID: "org", VaultID: "vault"}, &CreateKEKRequest{}},
+		"create kek":         {&CreateKEKRequest{Token: "h.p.s", OrgID: "org", VaultID: "vault"}, &CreateKEKRequest{}},
 		"create kek reply":   {&CreateKEKResponse{KEKVersion: 3}, &CreateKEKResponse{}},
 		"seal":               {&SealRequest{OrgID: "o", VaultID: "v", Path: "a/b", SecretVersion: 2, KEKVersion: 1, Plaintext: []byte("pt")}, &SealRequest{}},
 		"seal with caller":   {&SealRequest{OrgID: "o", VaultID: "v", Path: "a/b", Plaintext: []byte("pt"), Token: "h.p.s", PolicySet: []byte("OCVPSET"), PolicyMAC: bytes.Repeat([]byte{3}, PolicyMACLen), ClientIP: "2001:db8::1"}, &SealRequest{}},

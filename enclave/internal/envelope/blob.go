@@ -23,33 +23,59 @@ type Locator struct {
 	SecretVersion uint32
 }
 
-// Validate checks that the locator can name a secret: non-empty fields, a
-// vault id usable inside a key name.
+// Validate checks that the locator can name a secret: non-empty fields, an
+// org and a vault id usable inside a key name.
 func (l Locator) Validate() error {
 	if l.OrgID == "" || l.Path == "" {
 		return fmt.Errorf("%w: empty org or path", ErrInvalidLocator)
 	}
-	return validVaultID(l.VaultID)
+	return validKEKOwner(l.OrgID, l.VaultID)
 }
 
-// validVaultID accepts 1 to 128 characters from [A-Za-z0-9._-]: a vault id
-// becomes part of a key name in the HSM, so nothing that could shift that
-// name (':', '/', spaces, control characters) gets through.
-func validVaultID(id string) error {
-	if id == "" || len(id) > 128 {
-		return fmt.Errorf("%w: vault id length", ErrInvalidLocator)
+// maxKEKIDLen bounds a KEK's key-store id ("kek/<org>/<vault>"): what the
+// PKCS#11 store accepts as a key id.
+const maxKEKIDLen = 200
+
+// validKEKOwner checks an org and a vault id for use in a KEK id.
+func validKEKOwner(orgID, vaultID string) error {
+	if err := validID("org", orgID); err != nil {
+		return err
 	}
-	bad := strings.IndexFunc(id, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
-	})
-	if bad >= 0 {
-		return fmt.Errorf("%w: vault id characters", ErrInvalidLocator)
+	if err := validID("vault", vaultID); err != nil {
+		return err
+	}
+	if len(kekID(orgID, vaultID)) > maxKEKIDLen {
+		return fmt.Errorf("%w: org and vault ids too long together", ErrInvalidLocator)
 	}
 	return nil
 }
 
-// kekID is the key-store id of a vault's KEK.
-func kekID(vaultID string) string { return "kek/" + vaultID }
+// validID accepts 1 to 128 characters from [A-Za-z0-9._-]: an org or vault
+// id becomes part of a key name in the HSM, so nothing that could shift
+// that name (':', '/', spaces, control characters) gets through.
+func validID(what, id string) error {
+	if id == "" || len(id) > 128 {
+		return fmt.Errorf("%w: %s id length", ErrInvalidLocator, what)
+	}
+	if !ValidKeyNamePart(id) {
+		return fmt.Errorf("%w: %s id characters", ErrInvalidLocator, what)
+	}
+	return nil
+}
+
+// ValidKeyNamePart reports whether s is non-empty and only [A-Za-z0-9._-]:
+// safe as one '/'-separated part of a key-store id.
+func ValidKeyNamePart(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+	}) < 0
+}
+
+// kekID is the key-store id of a vault's KEK: it names the organization,
+// so a request for one organization can never address another's key.
+// Keys made before this binding ("kek/<vault>") are not used at all (see
+// docs/threat-model.d/keys.md).
+func kekID(orgID, vaultID string) string { return "kek/" + orgID + "/" + vaultID }
 
 // appendAAD appends the additional data of a locator.
 func appendAAD(b []byte, l Locator) []byte {

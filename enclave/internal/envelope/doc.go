@@ -2,7 +2,8 @@
 // a fresh 32-byte data key (DEK) per sealed value, AES-256-GCM over the
 // value with the secret's locator as additional data, and the DEK wrapped
 // inside the key store by the vault's versioned key-encryption key (KEK,
-// KeyRef{ID: "kek/<vault>", Version: n}).
+// KeyRef{ID: "kek/<org>/<vault>", Version: n}: the id names the
+// organization, so no request for one organization addresses another's KEK).
 //
 // Ciphertext blob, version 1:
 //

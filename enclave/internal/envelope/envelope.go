@@ -55,13 +55,14 @@ func New(ks keyvault.KeyStore, cfg Config) (*Sealer, error) {
 // Close zeroises the DEK cache. The key store is the caller's to close.
 func (s *Sealer) Close() { s.cache.purge() }
 
-// CreateKEK creates the next KEK version of a vault (1 for a new vault) as
-// an AES-256 key in the key store and returns it.
-func (s *Sealer) CreateKEK(ctx context.Context, vaultID string) (uint32, error) {
-	if err := validVaultID(vaultID); err != nil {
+// CreateKEK creates the next KEK version of an organization's vault (1 for
+// a new vault) as an AES-256 key in the key store and returns it. Deciding
+// who may is the caller's job.
+func (s *Sealer) CreateKEK(ctx context.Context, orgID, vaultID string) (uint32, error) {
+	if err := validKEKOwner(orgID, vaultID); err != nil {
 		return 0, err
 	}
-	id := kekID(vaultID)
+	id := kekID(orgID, vaultID)
 	// Another enclave on the same HSM may create the same version at the
 	// same time; the loser sees ErrAlreadyExists and takes the next one.
 	for range 3 {
@@ -80,7 +81,7 @@ func (s *Sealer) CreateKEK(ctx context.Context, vaultID string) (uint32, error) 
 		if err != nil {
 			return 0, fmt.Errorf("creating kek: %w", err)
 		}
-		s.latest.set(vaultID, next)
+		s.latest.set(id, next)
 		return next, nil
 	}
 	return 0, fmt.Errorf("creating kek: %w", keyvault.ErrAlreadyExists)
@@ -88,11 +89,12 @@ func (s *Sealer) CreateKEK(ctx context.Context, vaultID string) (uint32, error) 
 
 // latestKEK returns the newest KEK version of a vault, or an error wrapping
 // keyvault.ErrKeyNotFound when the vault has none.
-func (s *Sealer) latestKEK(ctx context.Context, vaultID string) (uint32, error) {
-	if v, ok := s.latest.get(vaultID); ok {
+func (s *Sealer) latestKEK(ctx context.Context, orgID, vaultID string) (uint32, error) {
+	id := kekID(orgID, vaultID)
+	if v, ok := s.latest.get(id); ok {
 		return v, nil
 	}
-	versions, err := s.ks.Versions(ctx, kekID(vaultID))
+	versions, err := s.ks.Versions(ctx, id)
 	if err != nil {
 		return 0, fmt.Errorf("listing kek versions: %w", err)
 	}
@@ -100,7 +102,7 @@ func (s *Sealer) latestKEK(ctx context.Context, vaultID string) (uint32, error) 
 		return 0, fmt.Errorf("finding latest kek: %w", keyvault.ErrKeyNotFound)
 	}
 	v := versions[len(versions)-1]
-	s.latest.set(vaultID, v)
+	s.latest.set(id, v)
 	return v, nil
 }
 
@@ -111,7 +113,7 @@ func (s *Sealer) Seal(ctx context.Context, loc Locator, kekVersion uint32, plain
 		return Sealed{}, err
 	}
 	if kekVersion == 0 {
-		v, err := s.latestKEK(ctx, loc.VaultID)
+		v, err := s.latestKEK(ctx, loc.OrgID, loc.VaultID)
 		if err != nil {
 			return Sealed{}, err
 		}
@@ -122,7 +124,7 @@ func (s *Sealer) Seal(ctx context.Context, loc Locator, kekVersion uint32, plain
 	if _, err := rand.Read(dek[:]); err != nil {
 		return Sealed{}, fmt.Errorf("generating data key: %w", err)
 	}
-	ref := keyvault.KeyRef{ID: kekID(loc.VaultID), Version: kekVersion}
+	ref := keyvault.KeyRef{ID: kekID(loc.OrgID, loc.VaultID), Version: kekVersion}
 	wrapped, err := s.w.WrapKey(ctx, ref, dek[:])
 	if err != nil {
 		return Sealed{}, fmt.Errorf("wrapping data key: %w", err)
@@ -151,7 +153,7 @@ func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byt
 	if err != nil {
 		return dst, err
 	}
-	ref := keyvault.KeyRef{ID: kekID(loc.VaultID), Version: kekVersion}
+	ref := keyvault.KeyRef{ID: kekID(loc.OrgID, loc.VaultID), Version: kekVersion}
 	ck := makeCacheKey(ref.ID, ref.Version, wrapped)
 	var dek [dekSize]byte
 	defer clear(dek[:])

@@ -19,7 +19,7 @@ func newTestSealer(t testing.TB, cacheSize int) (*Sealer, *countingStore) {
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	for _, v := range []string{"vault-1", "vault-2"} {
-		_, err = s.CreateKEK(context.Background(), v)
+		_, err = s.CreateKEK(context.Background(), testLoc.OrgID, v)
 		require.NoError(t, err)
 	}
 	return s, ks
@@ -102,7 +102,7 @@ func TestSealKEKVersions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint32(1), v1.KEKVersion)
 
-	next, err := s.CreateKEK(ctx, "vault-1")
+	next, err := s.CreateKEK(ctx, testLoc.OrgID, "vault-1")
 	require.NoError(t, err)
 	require.Equal(t, uint32(2), next)
 

@@ -18,7 +18,7 @@ type latestEntry struct {
 	at      time.Time
 }
 
-// latestVersions remembers the newest KEK version per vault. It is safe for
+// latestVersions remembers the newest KEK version per KEK id. It is safe for
 // concurrent use.
 type latestVersions struct {
 	mu  sync.Mutex
@@ -30,10 +30,10 @@ func newLatestVersions(now func() time.Time) *latestVersions {
 	return &latestVersions{now: now, m: make(map[string]latestEntry)}
 }
 
-func (l *latestVersions) get(vaultID string) (uint32, bool) {
+func (l *latestVersions) get(id string) (uint32, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e, ok := l.m[vaultID]
+	e, ok := l.m[id]
 	if !ok || l.now().Sub(e.at) > latestTTL {
 		return 0, false
 	}
@@ -41,14 +41,14 @@ func (l *latestVersions) get(vaultID string) (uint32, bool) {
 }
 
 // set records v unless a newer version is already known.
-func (l *latestVersions) set(vaultID string, v uint32) {
+func (l *latestVersions) set(id string, v uint32) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if e, ok := l.m[vaultID]; ok && e.version > v && l.now().Sub(e.at) <= latestTTL {
+	if e, ok := l.m[id]; ok && e.version > v && l.now().Sub(e.at) <= latestTTL {
 		return
 	}
 	if len(l.m) >= maxLatestEntries {
 		clear(l.m)
 	}
-	l.m[vaultID] = latestEntry{version: v, at: l.now()}
+	l.m[id] = latestEntry{version: v, at: l.now()}
 }

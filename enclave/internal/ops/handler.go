@@ -130,14 +130,11 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 		if err := req.Decode(body); err != nil {
 			return out, err
 		}
-		if req.OrgID == "" {
-			return out, fmt.Errorf("%w: empty org id", wire.ErrBadRequest)
-		}
-		v, err := h.sealer.CreateKEK(ctx, req.VaultID)
+		resp, err := h.CreateKEK(ctx, &req)
 		if err != nil {
 			return out, err
 		}
-		return (&wire.CreateKEKResponse{KEKVersion: v}).Append(out)
+		return resp.Append(out)
 	case wire.OpSeal:
 		var req wire.SealRequest
 		if err := req.Decode(body); err != nil {
@@ -227,6 +224,16 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 			return out, err
 		}
 		resp, err := h.SignIntent(ctx, &req)
+		if err != nil {
+			return out, err
+		}
+		return resp.Append(out)
+	case wire.OpDestroySigningKey:
+		var req wire.DestroySigningKeyRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		resp, err := h.DestroySigningKey(ctx, &req)
 		if err != nil {
 			return out, err
 		}

@@ -15,7 +15,8 @@ import (
 func TestHandleSealOpen(t *testing.T) {
 	f := newFixture(t)
 	var kek wire.CreateKEKResponse
-	require.NoError(t, f.call(t, wire.OpCreateKEK, &wire.CreateKEKRequest{OrgID: "org", VaultID: "v1"}, &kek))
+	owner := f.token(t, claimsFor("org", "user", "owner-org", "owner"))
+	require.NoError(t, f.call(t, wire.OpCreateKEK, &wire.CreateKEKRequest{Token: owner, OrgID: "org", VaultID: "v1"}, &kek))
 	require.Equal(t, uint32(1), kek.KEKVersion)
 
 	var sealed wire.SealResponse

@@ -34,7 +34,9 @@ func BenchmarkSignIntentPersonal(b *testing.B) {
 func BenchmarkRawSign(b *testing.B) {
 	f := softhsmFixture(b)
 	agentWithKey(b, f)
-	s, err := f.h.ks.Signer(context.Background(), signingKeyRef(signAgent, "ethereum", 1))
+	ref, err := signingKeyRef(signOrg, signAgent, "ethereum", 1)
+	require.NoError(b, err)
+	s, err := f.h.ks.Signer(context.Background(), ref)
 	require.NoError(b, err)
 	digest := make([]byte, 32)
 	b.ResetTimer()

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 
+	"github.com/opencustody/ocv/enclave/internal/envelope"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/keyvault"
 	"github.com/opencustody/ocv/policy"
@@ -16,10 +17,31 @@ var chainAlgorithms = map[string]keyvault.Algorithm{
 	"solana": keyvault.Ed25519, "xrp": keyvault.Ed25519, "cardano": keyvault.Ed25519,
 }
 
-// signingKeyRef names version v of an agent's key for chain. The agent id
-// is a UUID, unique across organizations, so the ref needs no org.
-func signingKeyRef(agentID, chain string, v uint32) keyvault.KeyRef {
-	return keyvault.KeyRef{ID: "sk/" + agentID + "/" + chain, Version: v}
+// maxKeyIDLen bounds a signing key's key-store id: what the PKCS#11 store
+// accepts as a key id.
+const maxKeyIDLen = 200
+
+// signingKeyID is the key-store id of an agent's key for chain:
+// "sk/<org>/<agent>/<chain>". The organization is the one of the verified
+// token the request was checked against, so one organization's request can
+// never address another's key. Each part must be [A-Za-z0-9._-] (no '/' or
+// ':' to shift the name); anything else is a bad request.
+func signingKeyID(orgID, agentID, chain string) (string, error) {
+	if !envelope.ValidKeyNamePart(orgID) || !envelope.ValidKeyNamePart(agentID) || !envelope.ValidKeyNamePart(chain) {
+		return "", fmt.Errorf("%w: org, agent and chain must be non-empty [A-Za-z0-9._-]", wire.ErrBadRequest)
+	}
+	id := "sk/" + orgID + "/" + agentID + "/" + chain
+	if len(id) > maxKeyIDLen {
+		return "", fmt.Errorf("%w: org and agent ids too long together", wire.ErrBadRequest)
+	}
+	return id, nil
+}
+
+// signingKeyRef names version v of an agent's key for chain (see
+// signingKeyID).
+func signingKeyRef(orgID, agentID, chain string, v uint32) (keyvault.KeyRef, error) {
+	id, err := signingKeyID(orgID, agentID, chain)
+	return keyvault.KeyRef{ID: id, Version: v}, err
 }
 
 // curveName is the public name of alg in API answers.
@@ -62,7 +84,11 @@ func (h *Handler) SigningKey(ctx context.Context, req *wire.SigningKeyRequest) (
 	case c.PrincipalType == policy.PrincipalAgent && (c.Subject != req.AgentID || len(req.Private) > 0):
 		return nil, forbidden("an agent may only have its own key generated")
 	}
-	ref := signingKeyRef(req.AgentID, req.Chain, req.Version)
+	ref, err := signingKeyRef(c.OrgID, req.AgentID, req.Chain, req.Version)
+	if err != nil {
+		clear(req.Private)
+		return nil, err
+	}
 	var info keyvault.KeyInfo
 	if len(req.Private) > 0 {
 		im, ok := h.ks.(keyvault.KeyImporter)

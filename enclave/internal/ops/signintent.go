@@ -54,9 +54,13 @@ func (h *Handler) SignIntent(ctx context.Context, req *wire.SignIntentRequest) (
 	if err != nil {
 		return nil, err
 	}
-	signer, err := h.ks.Signer(ctx, signingKeyRef(req.AgentID, req.Chain, req.KeyVersion))
+	ref, err := signingKeyRef(c.OrgID, req.AgentID, req.Chain, req.KeyVersion)
 	if err != nil {
 		return nil, err
+	}
+	signer, err := h.ks.Signer(ctx, ref)
+	if err != nil {
+		return nil, err // a destroyed or unknown version: NotFound
 	}
 	pub, ok := signer.Public().(keyvault.Secp256k1Point)
 	if !ok {
