@@ -122,7 +122,7 @@ func (a *authEnv) mustSealSet(t testing.TB, org, vault string, version uint64, t
 // returns the Open request for it, without authorisation.
 func (a *authEnv) secret(t testing.TB, org, vault, path, value, ownerToken string) wire.OpenRequest {
 	t.Helper()
-	code, _, err := a.s.Call(wire.OpCreateKEK, encode(t, &wire.CreateKEKRequest{OrgID: org, VaultID: vault}))
+	code, _, err := a.s.Call(wire.OpCreateKEK, encode(t, &wire.CreateKEKRequest{Token: kekOwnerToken(t, a.s, org), OrgID: org, VaultID: vault}))
 	require.NoError(t, err)
 	require.Equal(t, wire.OK, code)
 	code, body, err := a.s.Call(wire.OpSeal, encode(t, &wire.SealRequest{OrgID: org, VaultID: vault, Path: path, SecretVersion: 1, Plaintext: []byte(value), Token: ownerToken}))

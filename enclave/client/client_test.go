@@ -30,7 +30,7 @@ func TestOperations(t *testing.T) {
 	require.Empty(t, st.Reason)
 	ctx := context.Background()
 
-	v, err := c.CreateKEK(ctx, "org", "vault")
+	v, err := c.CreateKEK(ctx, mint(t, c, "u-owner", "user", "owner"), "org", "vault")
 	require.NoError(t, err)
 	require.Equal(t, uint32(1), v)
 
@@ -99,7 +99,7 @@ func TestUnavailableBeforeAttestation(t *testing.T) {
 		"fail seal":       {func() error { _, err := c.Seal(context.Background(), wire.SealRequest{}); return err }, wire.ErrUnavailable},
 		"fail sign jwt":   {func() error { _, _, err := c.SignJWT(context.Background(), []byte(`{}`)); return err }, wire.ErrUnavailable},
 		"fail health":     {func() error { _, err := c.Health(context.Background()); return err }, wire.ErrUnavailable},
-		"fail create kek": {func() error { _, err := c.CreateKEK(context.Background(), "o", "v"); return err }, wire.ErrUnavailable},
+		"fail create kek": {func() error { _, err := c.CreateKEK(context.Background(), "", "o", "v"); return err }, wire.ErrUnavailable},
 		"fail seal policy set": {func() error {
 			_, err := c.SealPolicySet(context.Background(), wire.SealPolicySetRequest{OrgID: "o", VaultID: "v", Version: 1})
 			return err
@@ -133,7 +133,7 @@ func TestReconnectsAfterEnclaveRestart(t *testing.T) {
 	c := e.client(t, testPCR0)
 	waitAttested(t, c)
 	ctx := context.Background()
-	_, err := c.CreateKEK(ctx, "org", "vault")
+	_, err := c.CreateKEK(ctx, mint(t, c, "u-owner", "user", "owner"), "org", "vault")
 	require.NoError(t, err)
 	sealed, err := c.Seal(ctx, wire.SealRequest{OrgID: "org", VaultID: "vault", Path: "p", Plaintext: []byte("v")})
 	require.NoError(t, err)
@@ -172,7 +172,7 @@ func TestConcurrentCalls(t *testing.T) {
 	c := e.client(t, testPCR0)
 	waitAttested(t, c)
 	ctx := context.Background()
-	_, err := c.CreateKEK(ctx, "org", "vault")
+	_, err := c.CreateKEK(ctx, mint(t, c, "u-owner", "user", "owner"), "org", "vault")
 	require.NoError(t, err)
 	sealed, err := c.Seal(ctx, wire.SealRequest{OrgID: "org", VaultID: "vault", Path: "p", Plaintext: []byte("v")})
 	require.NoError(t, err)

@@ -69,10 +69,12 @@ func (c *Client) Attest(ctx context.Context, nonce []byte) ([]byte, error) {
 }
 
 // CreateKEK creates the next key-encryption key version of a vault (1 for a
-// new vault) and returns it. It is never retried automatically.
-func (c *Client) CreateKEK(ctx context.Context, orgID, vaultID string) (uint32, error) {
+// new vault) and returns it. token is the creator's access token: the
+// enclave answers wire.ErrForbidden unless it is an owner's or admin's of
+// orgID. It is never retried automatically.
+func (c *Client) CreateKEK(ctx context.Context, token, orgID, vaultID string) (uint32, error) {
 	var resp wire.CreateKEKResponse
-	cn, err := c.call(ctx, wire.OpCreateKEK, false, &wire.CreateKEKRequest{OrgID: orgID, VaultID: vaultID}, &resp)
+	cn, err := c.call(ctx, wire.OpCreateKEK, false, &wire.CreateKEKRequest{Token: token, OrgID: orgID, VaultID: vaultID}, &resp)
 	if err != nil {
 		return 0, err
 	}

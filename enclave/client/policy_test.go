@@ -38,7 +38,7 @@ func TestSealPolicySet(t *testing.T) {
 	owner := mint(t, c, "u-owner", "user", "owner")
 	member := mint(t, c, "u-member", "user", "member")
 
-	_, err := c.CreateKEK(ctx, "org", "vault")
+	_, err := c.CreateKEK(ctx, mint(t, c, "u-owner", "user", "owner"), "org", "vault")
 	require.NoError(t, err)
 	sealed, err := c.Seal(ctx, wire.SealRequest{OrgID: "org", VaultID: "vault", Path: "db/pw", Plaintext: []byte("hunter2"), Token: owner})
 	require.NoError(t, err)

@@ -50,7 +50,8 @@ type EnclaveState struct {
 
 // Enclave is the attested channel to the enclave.
 type Enclave interface {
-	CreateKEK(ctx context.Context, orgID, vaultID string) (uint32, error)
+	CreateKEK(ctx context.Context, token, orgID, vaultID string) (uint32, error)
+	DestroySigningKey(ctx context.Context, req wire.DestroySigningKeyRequest) (uint32, error)
 	Seal(ctx context.Context, req wire.SealRequest) (wire.SealResponse, error)
 	Open(ctx context.Context, req wire.OpenRequest) ([]byte, error)
 	SealPolicySet(ctx context.Context, req wire.SealPolicySetRequest) ([]byte, error)

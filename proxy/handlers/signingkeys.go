@@ -45,10 +45,19 @@ func (h *Handlers) CreateSigningKey(w http.ResponseWriter, r *http.Request) erro
 	return writeJSON(w, http.StatusCreated, intents.SigningKeyOf(k))
 }
 
+// errKeysAdminOnly answers a member who would retire an agent's key: the
+// enclave destroys retired versions only for an owner or admin.
+var errKeysAdminOnly = problem.New(http.StatusForbidden, problem.TypeForbidden,
+	"only owners and admins may rotate, replace or delete an agent's signing key")
+
 // makeSigningKey has the intents service make (or import) the agent's
 // next key version for the request's caller; rotate retires the active
-// version.
+// version (owners and admins only: the retired versions are destroyed).
 func (h *Handlers) makeSigningKey(r *http.Request, a store.Agent, chain string, private []byte, rotate bool) (store.SigningKey, error) {
+	if rotate && !bypasses(principal(r)) {
+		clear(private)
+		return store.SigningKey{}, errKeysAdminOnly
+	}
 	token, err := h.callerToken(r.Context())
 	if err != nil {
 		clear(private)
@@ -109,8 +118,8 @@ func (h *Handlers) GetSigningKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 // RotateSigningKey answers POST /v1/agents/{id}/signing-keys/{chain}/rotate
-// (humans): a new version is made and becomes the active one; the old one
-// stops signing. Emits signing_key.rotated.
+// (owners and admins): a new version is made and becomes the active one;
+// the old ones are destroyed in the HSM. Emits signing_key.rotated.
 func (h *Handlers) RotateSigningKey(w http.ResponseWriter, r *http.Request) error {
 	a, err := h.agentOf(r)
 	if err != nil {
@@ -128,17 +137,30 @@ func (h *Handlers) RotateSigningKey(w http.ResponseWriter, r *http.Request) erro
 }
 
 // DeleteSigningKey answers DELETE /v1/agents/{id}/signing-keys/{chain}
-// (humans): the key is deactivated and signs nothing more.
+// (owners and admins): every version of the key is destroyed in the HSM,
+// then the key is recorded as deleted (a retry after a failure in between
+// finds the key still active and finishes).
 func (h *Handlers) DeleteSigningKey(w http.ResponseWriter, r *http.Request) error {
+	if !bypasses(principal(r)) {
+		return errKeysAdminOnly
+	}
 	a, err := h.agentOf(r)
 	if err != nil {
 		return err
 	}
-	chain, err := h.keyChainOf(r, a)
+	k, err := h.activeKey(r, a)
 	if err != nil {
 		return err
 	}
-	k, err := h.Keys.DeleteSigningKey(r.Context(), a.OrgID, a.ID, chain, auditlog.FromContext(r.Context()).Prepare(http.StatusOK))
+	token, err := h.callerToken(r.Context())
+	if err != nil {
+		return err
+	}
+	if err := h.Intents.DestroyRetiredKeys(r.Context(), token, a, k.Chain, 0); err != nil {
+		return err
+	}
+	chain := k.Chain
+	k, err = h.Keys.DeleteSigningKey(r.Context(), a.OrgID, a.ID, chain, auditlog.FromContext(r.Context()).Prepare(http.StatusOK))
 	if err != nil {
 		return err
 	}

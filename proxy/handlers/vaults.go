@@ -51,10 +51,19 @@ func vaultName(in api.VaultCreate) (string, error) {
 	return name, nil
 }
 
-// CreateVault answers POST /v1/vaults. The name is trimmed, 1 to 255
-// characters and unique per organization (409); the vault's KEK is made in
-// the HSM before the vault row commits.
+// CreateVault answers POST /v1/vaults (owners and admins). The name is
+// trimmed, 1 to 255 characters and unique per organization (409); the
+// vault's KEK is made in the HSM, with the caller's token for the enclave
+// to check, before the vault row commits.
 func (h *Handlers) CreateVault(w http.ResponseWriter, r *http.Request) error {
+	p := principal(r)
+	if !bypasses(p) {
+		return problem.New(http.StatusForbidden, problem.TypeForbidden, "only owners and admins may create vaults")
+	}
+	token, err := h.callerToken(r.Context())
+	if err != nil {
+		return err
+	}
 	var in api.VaultCreate
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -66,12 +75,11 @@ func (h *Handlers) CreateVault(w http.ResponseWriter, r *http.Request) error {
 	if err := h.checkResource(r, metering.ResourceVaults, h.countVaults); err != nil {
 		return err
 	}
-	p := principal(r)
 	id := uuid.Must(uuid.NewV7()).String()
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("vault/" + id)
 	v, err := h.Vaults.CreateVault(r.Context(), store.Vault{OrgID: p.OrgID, ID: id, Name: name, Description: in.Description, CreatedBy: p.ID},
-		func(ctx context.Context) (uint32, error) { return h.Enclave.CreateKEK(ctx, p.OrgID, id) },
+		func(ctx context.Context) (uint32, error) { return h.Enclave.CreateKEK(ctx, token, p.OrgID, id) },
 		entry.Prepare(http.StatusCreated))
 	if errors.Is(err, store.ErrConflict) {
 		return problem.New(http.StatusConflict, problem.TypeConflict, "a vault with this name already exists")

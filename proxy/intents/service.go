@@ -49,6 +49,7 @@ type Enclave interface {
 	SigningKey(ctx context.Context, req wire.SigningKeyRequest) (wire.SigningKeyResponse, error)
 	SignIntent(ctx context.Context, req wire.SignIntentRequest) (wire.SignIntentResponse, error)
 	SealGuardrails(ctx context.Context, req wire.SealGuardrailsRequest) ([]byte, error)
+	DestroySigningKey(ctx context.Context, req wire.DestroySigningKeyRequest) (uint32, error)
 }
 
 // ChainDialer gives the RPC client of a chain's node (proxy/chainrpc.Pool).

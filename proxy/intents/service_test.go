@@ -113,6 +113,9 @@ type fakeEnclave struct{ denied string }
 func (e fakeEnclave) SigningKey(context.Context, wire.SigningKeyRequest) (wire.SigningKeyResponse, error) {
 	return wire.SigningKeyResponse{}, wire.ErrUnavailable
 }
+func (e fakeEnclave) DestroySigningKey(context.Context, wire.DestroySigningKeyRequest) (uint32, error) {
+	return 0, nil
+}
 func (e fakeEnclave) SealGuardrails(context.Context, wire.SealGuardrailsRequest) ([]byte, error) {
 	return []byte("mac"), nil
 }

@@ -84,6 +84,11 @@ func (s *Service) enclaveSign(ctx context.Context, token string, req signRequest
 	case errors.Is(err, wire.ErrForbidden):
 		return wire.SignIntentResponse{}, problem.New(http.StatusForbidden, problem.TypeForbidden,
 			"the enclave refused to sign: the caller's token or the agent's sealed guardrail set did not verify")
+	case errors.Is(err, wire.ErrNotFound):
+		// The key version was destroyed in the HSM (a rotation or deletion
+		// whose database change did not land): nothing can sign with it.
+		return wire.SignIntentResponse{}, problem.New(http.StatusConflict, problem.TypeConflict,
+			"the agent's signing key version no longer exists in the HSM; rotate the key")
 	case err != nil:
 		return wire.SignIntentResponse{}, err
 	}
