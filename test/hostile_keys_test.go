@@ -69,6 +69,16 @@ func TestHostileProxyKeysCreateKEK(t *testing.T) {
 	require.Equal(t, http.StatusOK, read.Status, string(read.Body))
 	require.Contains(t, string(read.Body), "b-secret")
 
+	// Writing into org B's vault with org A's token finds no KEK of org A
+	// for it: 404, exactly like a vault that exists nowhere.
+	put := func(vault string) stack.Response {
+		return s.Do("PUT", "/v1/vaults/"+vault+"/secrets/x", ownerA.Token, map[string]string{"type": "password", "value": "x"})
+	}
+	theirs, nowhere := put(vaultB), put("01a20ed4-0000-7000-8000-0000000000ff")
+	requireProblem(t, theirs, http.StatusNotFound, "not_found")
+	require.Equal(t, nowhere.Status, theirs.Status)
+	require.Equal(t, nowhere.JSON(t)["detail"], theirs.JSON(t)["detail"])
+
 	// The API refuses a member's vault before the enclave does.
 	requireProblem(t, s.Do("POST", "/v1/vaults", member, map[string]string{"name": "m"}), http.StatusForbidden, "forbidden")
 }

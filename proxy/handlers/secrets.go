@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -69,6 +71,11 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 			resp, err := h.Enclave.Seal(ctx, wire.SealRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
 				SecretVersion: version, Plaintext: value, Token: c.Token, ClientIP: c.ClientIP,
 				PolicySet: access.set, PolicyMAC: access.mac})
+			if errors.Is(err, wire.ErrNotFound) {
+				// No KEK of this organization for this vault id: the vault
+				// is not the caller's, answered like one that exists nowhere.
+				return store.Sealed{}, fmt.Errorf("sealing: %w", store.NotFound("vault"))
+			}
 			if err != nil {
 				return store.Sealed{}, err
 			}
