@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -142,6 +143,19 @@ func TestHostileProxyKeysRetiredVersionsDestroyed(t *testing.T) {
 		require.Equal(t, wire.Forbidden, code, name)
 	}
 	require.Equal(t, wire.OK, sign(2), "no refused destruction destroyed anything")
+
+	// Through the API a destroyed version fails cleanly, never a 500: a
+	// database put back to name version 1 as active gets a 409.
+	hash := map[string]any{"intent_type": "eip712_digest", "hash": "0x" + strings.Repeat("00", 32)}
+	r = s.Do("POST", "/v1/agents/"+id+"/sign", agent, hash)
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	execSQL(t, s, "UPDATE signing_keys SET status = 'rotated' WHERE agent_id = '"+id+"' AND version = 2")
+	execSQL(t, s, "UPDATE signing_keys SET status = 'active' WHERE agent_id = '"+id+"' AND version = 1")
+	r = s.Do("POST", "/v1/agents/"+id+"/sign", agent, hash)
+	requireProblem(t, r, http.StatusConflict, "conflict")
+	require.NotContains(t, string(r.Body), "sk/", "no key id leaks")
+	execSQL(t, s, "UPDATE signing_keys SET status = 'rotated' WHERE agent_id = '"+id+"' AND version = 1")
+	execSQL(t, s, "UPDATE signing_keys SET status = 'active' WHERE agent_id = '"+id+"' AND version = 2")
 
 	r = s.Do("DELETE", path+"/ethereum", owner.Token, nil)
 	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
