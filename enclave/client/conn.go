@@ -166,7 +166,7 @@ func (c *conn) prove(ctx context.Context, id *Identity) error {
 		return &stageError{"peer proof", err}
 	}
 	if code != wire.OK {
-		return &stageError{"peer proof", fmt.Errorf("enclave refused the proxy identity %s: %s", id.KeyID(), code)}
+		return &stageError{"peer proof", fmt.Errorf("%w: enclave refused the proxy identity %s", wire.Err(code), id.KeyID())}
 	}
 	return nil
 }
