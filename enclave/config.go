@@ -1,6 +1,7 @@
 package enclave
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"net/url"
@@ -33,6 +34,11 @@ const maxDEKCacheSize = 1 << 20
 // LegacyIssuers are earlier ones, still accepted. TokenLifetimes bound a
 // token's lifetime (exp - iat) per principal type. The enclave applies all
 // three to every token it is shown; they must match the proxy's settings.
+//
+// ProxyIdentityKeys are the proxy identity public keys: a connection is
+// served only once its peer proved one of them in the handshake
+// (wire.PeerProof). At least one is required in every mode; more than one
+// lets a key rotate.
 type Config struct {
 	Listen             string
 	DEKCacheSize       int
@@ -41,6 +47,7 @@ type Config struct {
 	Issuer             string
 	LegacyIssuers      []string
 	TokenLifetimes     wire.TokenLifetimes
+	ProxyIdentityKeys  []ed25519.PublicKey
 }
 
 // Validate checks c; errors name the field.
@@ -67,6 +74,14 @@ func (c Config) Validate() error {
 	}
 	if err := c.TokenLifetimes.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if len(c.ProxyIdentityKeys) == 0 {
+		return fmt.Errorf("%w: proxy_identity_pubkeys: at least one proxy identity key is required (fail closed)", ErrInvalidConfig)
+	}
+	for _, k := range c.ProxyIdentityKeys {
+		if len(k) != ed25519.PublicKeySize {
+			return fmt.Errorf("%w: proxy_identity_pubkeys: a key is not an Ed25519 public key", ErrInvalidConfig)
+		}
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package enclave
 
 import (
+	"bytes"
+	"crypto/ed25519"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,9 +13,14 @@ import (
 	"github.com/opencustody/ocv/enclave/wire"
 )
 
-// rules gives a Config the token rules every Config needs.
+// testPeerKey is a proxy identity public key for configurations.
+var testPeerKey = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize)).Public().(ed25519.PublicKey)
+
+// rules gives a Config the token rules and the proxy identity key every
+// Config needs.
 func rules(c Config) Config {
 	c.Issuer, c.TokenLifetimes = "https://ocv.test", wire.DefaultTokenLifetimes()
+	c.ProxyIdentityKeys = []ed25519.PublicKey{testPeerKey}
 	return c
 }
 
@@ -47,6 +54,17 @@ func TestConfigValidate(t *testing.T) {
 			c.LegacyIssuers = []string{""}
 			return c
 		}(), ErrInvalidConfig},
+		// Without a proxy identity key the enclave would serve any peer.
+		"fail no proxy identity key": {func() Config {
+			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
+			c.ProxyIdentityKeys = nil
+			return c
+		}(), ErrInvalidConfig},
+		"fail short proxy identity key": {func() Config {
+			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
+			c.ProxyIdentityKeys = []ed25519.PublicKey{testPeerKey[:31]}
+			return c
+		}(), ErrInvalidConfig},
 		"fail no agent lifetime": {func() Config {
 			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
 			c.TokenLifetimes.Agent = 0
@@ -66,8 +84,16 @@ func withIssuer(c Config, issuer string) Config {
 	return c
 }
 
+// envOf looks names up in m; OCV_PROXY_IDENTITY_PUBKEYS, unless m sets
+// it, is testPeerKey (every configuration needs one).
 func envOf(m map[string]string) func(string) (string, bool) {
-	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		if !ok && k == "OCV_PROXY_IDENTITY_PUBKEYS" {
+			return wire.FormatPeerPublicKey(testPeerKey), true
+		}
+		return v, ok
+	}
 }
 
 func TestLoadProcessConfig(t *testing.T) {
@@ -88,9 +114,12 @@ func TestLoadProcessConfig(t *testing.T) {
 		wantErr error
 	}{
 		"ok defaults": {"", nil, func(t *testing.T, c ProcessConfig) {
-			require.Equal(t, DefaultProcessConfig(), c)
+			want := DefaultProcessConfig()
+			want.ProxyIdentityPubkeys = []string{wire.FormatPeerPublicKey(testPeerKey)}
+			require.Equal(t, want, c)
 			require.Equal(t, Config{Listen: "unix://.ocv/enclave.sock", DEKCacheSize: 4096, Mode: wire.ModeSimulated, RequireCallerToken: true,
-				Issuer: "https://127.0.0.1:8443", TokenLifetimes: wire.TokenLifetimes{User: 900 * time.Second, Agent: 7200 * time.Second}}, c.Server())
+				Issuer: "https://127.0.0.1:8443", TokenLifetimes: wire.TokenLifetimes{User: 900 * time.Second, Agent: 7200 * time.Second},
+				ProxyIdentityKeys: []ed25519.PublicKey{testPeerKey}}, c.Server())
 		}, nil},
 		"ok file": {good, nil, func(t *testing.T, c ProcessConfig) {
 			require.Equal(t, rules(Config{Listen: "vsock://16:5000", DEKCacheSize: 10, Mode: wire.ModeNitro, RequireCallerToken: true}),
@@ -113,6 +142,12 @@ func TestLoadProcessConfig(t *testing.T) {
 			require.Equal(t, []string{"https://old.example"}, c.Server().LegacyIssuers)
 			require.Equal(t, 10*time.Minute, c.Server().TokenLifetimes.User)
 		}, nil},
+		"ok two proxy identity keys": {"", map[string]string{"OCV_PROXY_IDENTITY_PUBKEYS": " ed25519:" + b64(testPeerKey) + ", " + b64(otherPeerKey())},
+			func(t *testing.T, c ProcessConfig) {
+				require.Equal(t, []ed25519.PublicKey{testPeerKey, otherPeerKey()}, c.Server().ProxyIdentityKeys)
+			}, nil},
+		"fail no proxy identity key":       {"", map[string]string{"OCV_PROXY_IDENTITY_PUBKEYS": ""}, nil, ErrInvalidConfig},
+		"fail bad proxy identity key":      {"", map[string]string{"OCV_PROXY_IDENTITY_PUBKEYS": "ed25519:AAAA"}, nil, ErrInvalidConfig},
 		"fail token ttl not a duration":    {"", map[string]string{"OCV_TOKEN_TTL": "900"}, nil, ErrInvalidConfig},
 		"fail token ttl too long":          {"", map[string]string{"OCV_TOKEN_TTL": "25h"}, nil, ErrInvalidConfig},
 		"fail agent token ttl too short":   {"", map[string]string{"OCV_AGENT_TOKEN_TTL": "30s"}, nil, ErrInvalidConfig},
@@ -140,4 +175,10 @@ func TestLoadProcessConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+func b64(k ed25519.PublicKey) string { return wire.FormatPeerPublicKey(k)[len("ed25519:"):] }
+
+func otherPeerKey() ed25519.PublicKey {
+	return ed25519.NewKeyFromSeed(bytes.Repeat([]byte{8}, ed25519.SeedSize)).Public().(ed25519.PublicKey)
 }

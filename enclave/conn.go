@@ -32,6 +32,8 @@ type session struct {
 	wbuf    []byte
 	scratch ops.Scratch
 	served  int
+	// transcript is the handshake's, which the peer's proof must sign.
+	transcript wire.PeerTranscript
 }
 
 // serveConn runs one connection: the handshake, then requests until the
@@ -42,6 +44,9 @@ func (s *Server) serveConn(nc net.Conn, id uint64) {
 	reason := s.handshake(ss)
 	if reason == "" {
 		s.log.Info("enclave session attested", "conn", id)
+		reason = s.authenticatePeer(ss)
+	}
+	if reason == "" {
 		reason = s.loop(ss)
 	}
 	clear(ss.wbuf[:cap(ss.wbuf)])
@@ -50,7 +55,8 @@ func (s *Server) serveConn(nc net.Conn, id uint64) {
 
 // handshake reads the Attest frame, derives the session key and answers
 // with the attestation document. It returns "" on success, else why the
-// connection ends.
+// connection ends. The read deadline stays for the peer proof
+// (authenticatePeer).
 func (s *Server) handshake(ss *session) string {
 	// Deadlines use the real clock; opts.now only judges frame freshness.
 	s.setReadDeadline(ss.nc, time.Now().Add(s.opts.handshakeTimeout))
@@ -87,6 +93,10 @@ func (s *Server) handshake(ss *session) string {
 		s.reply(ss, &h, wire.CodeOf(err))
 		return "issuing attestation document failed"
 	}
+	if ss.transcript, err = wire.NewPeerTranscript(req.Nonce, req.ProxyPublicKey, s.pub, doc); err != nil {
+		s.reply(ss, &h, wire.BadRequest)
+		return "building the handshake transcript failed"
+	}
 	ss.wbuf = ss.wbuf[:wire.HeaderSize]
 	if ss.wbuf, err = (&wire.AttestResponse{Document: doc}).Append(ss.wbuf); err != nil {
 		s.reply(ss, &h, wire.Internal)
@@ -96,7 +106,6 @@ func (s *Server) handshake(ss *session) string {
 		return "write: " + err.Error()
 	}
 	ss.replay = newReplayGuard(h.RequestID)
-	s.setReadDeadline(ss.nc, time.Time{})
 	return ""
 }
 

@@ -3,6 +3,7 @@ package enclave_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/x509"
 	"errors"
 	"os"
@@ -22,6 +23,17 @@ import (
 )
 
 var testPCR0 = bytes.Repeat([]byte{0x5a}, 48)
+
+// testIdentity is the proxy identity every test enclave is configured with.
+var testIdentity = mustIdentity()
+
+func mustIdentity() *client.Identity {
+	id, err := client.GenerateIdentity()
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
 
 // env is a running enclave on a Unix socket with memstore and the
 // simulator attester, and a validator that trusts it.
@@ -62,7 +74,8 @@ func newEnvWith(t testing.TB, edit func(*enclave.Config), opts ...enclave.Option
 	})
 	require.NoError(t, err)
 	e := &env{addr: "unix://" + socketPath(t), ks: ks, issuer: iss, validator: v}
-	e.cfg = enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, DEKCacheSize: 64, Mode: wire.ModeSimulated}
+	e.cfg = enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, DEKCacheSize: 64, Mode: wire.ModeSimulated,
+		ProxyIdentityKeys: []ed25519.PublicKey{testIdentity.PublicKey()}}
 	if edit != nil {
 		edit(&e.cfg)
 	}
@@ -97,7 +110,7 @@ func (e *env) stop(t testing.TB) {
 
 func (e *env) session(t testing.TB) *client.Session {
 	t.Helper()
-	s, err := client.DialSession(context.Background(), e.addr, e.validator)
+	s, err := client.DialSession(context.Background(), e.addr, e.validator, client.WithIdentity(testIdentity))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s

@@ -59,6 +59,12 @@ type ProcessConfig struct {
 	// AgentTokenTTL is the lifetime of an agent's token (OCV_AGENT_TOKEN_TTL,
 	// default 7200s).
 	AgentTokenTTL time.Duration `yaml:"agent_token_ttl"`
+
+	// ProxyIdentityPubkeys are the proxy identity public keys
+	// ("ed25519:" + base64; OCV_PROXY_IDENTITY_PUBKEYS, comma-separated):
+	// the enclave serves only a peer that proves one in the handshake. At
+	// least one is required; list two while rotating.
+	ProxyIdentityPubkeys []string `yaml:"proxy_identity_pubkeys"`
 }
 
 // DefaultPublicURL is the proxy's default public URL (https:// and its
@@ -164,6 +170,9 @@ func (c *ProcessConfig) applyEnv(lookup func(string) (string, bool)) error {
 			*dst = d
 		}
 	}
+	if v, ok := lookup("OCV_PROXY_IDENTITY_PUBKEYS"); ok {
+		c.ProxyIdentityPubkeys = splitPeerKeyList(v)
+	}
 	if v, ok := lookup("OCV_ENCLAVE_REQUIRE_CALLER_TOKEN"); ok {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
@@ -176,6 +185,9 @@ func (c *ProcessConfig) applyEnv(lookup func(string) (string, bool)) error {
 
 // Validate checks the configuration; errors name the field.
 func (c ProcessConfig) Validate() error {
+	if _, err := c.proxyIdentityKeys(); err != nil {
+		return err
+	}
 	if err := c.Server().Validate(); err != nil {
 		return err
 	}
@@ -208,7 +220,8 @@ func (c ProcessConfig) Server() Config {
 	}
 	return Config{Listen: c.Listen, DEKCacheSize: c.DEKCacheSize, Mode: mode, RequireCallerToken: c.RequireCallerToken,
 		Issuer: c.PublicURL, LegacyIssuers: c.LegacyIssuers,
-		TokenLifetimes: wire.TokenLifetimes{User: c.TokenTTL, Agent: c.AgentTokenTTL}}
+		TokenLifetimes:    wire.TokenLifetimes{User: c.TokenTTL, Agent: c.AgentTokenTTL},
+		ProxyIdentityKeys: c.validProxyIdentityKeys()}
 }
 
 // SlogLevel parses LogLevel.

@@ -82,7 +82,8 @@ func New(ctx context.Context, cfg Config, keystore keyvault.KeyStore, issuer att
 		baseCtx: baseCtx, cancelBase: cancel, conns: make(map[net.Conn]struct{}),
 	}
 	s.log.Info("enclave listening", "listen", cfg.Listen, "mode", cfg.Mode, "jwt_kid", handler.KID(), "require_caller_token", cfg.RequireCallerToken,
-		"token_issuer", cfg.Issuer, "token_ttl", cfg.TokenLifetimes.User.String(), "agent_token_ttl", cfg.TokenLifetimes.Agent.String())
+		"token_issuer", cfg.Issuer, "token_ttl", cfg.TokenLifetimes.User.String(), "agent_token_ttl", cfg.TokenLifetimes.Agent.String(),
+		"proxy_identity_keys", peerKeyIDs(cfg.ProxyIdentityKeys))
 	if !cfg.RequireCallerToken {
 		s.log.Warn("enclave opens and seals without a caller token: transitional setting, never for production")
 	}

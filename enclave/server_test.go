@@ -203,7 +203,7 @@ func rawExchange(t *testing.T, addr string, op wire.Op, body []byte) (wire.Heade
 func TestAttesterDown(t *testing.T) {
 	e := newEnv(t)
 	e.stop(t)
-	srv, err := enclave.New(context.Background(), enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, Mode: wire.ModeSimulated}, e.ks, failingIssuer{})
+	srv, err := enclave.New(context.Background(), enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, Mode: wire.ModeSimulated, ProxyIdentityKeys: e.cfg.ProxyIdentityKeys}, e.ks, failingIssuer{})
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(context.Background()) }()
@@ -272,14 +272,14 @@ func TestCloseWithIdleConnections(t *testing.T) {
 
 func TestListenRefusesLiveSocket(t *testing.T) {
 	e := newEnv(t)
-	_, err := enclave.New(context.Background(), enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, Mode: wire.ModeSimulated}, e.ks, e.issuer)
+	_, err := enclave.New(context.Background(), enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, Mode: wire.ModeSimulated, ProxyIdentityKeys: e.cfg.ProxyIdentityKeys}, e.ks, e.issuer)
 	require.ErrorIs(t, err, enclave.ErrAddressInUse)
 }
 
 func TestServeStopsWithContext(t *testing.T) {
 	e := newEnv(t)
 	e.stop(t)
-	srv, err := enclave.New(context.Background(), enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, Mode: wire.ModeSimulated}, e.ks, e.issuer)
+	srv, err := enclave.New(context.Background(), enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, Mode: wire.ModeSimulated, ProxyIdentityKeys: e.cfg.ProxyIdentityKeys}, e.ks, e.issuer)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -31,6 +31,11 @@ type Config struct {
 
 	EnclaveAddr     string `yaml:"enclave_addr"`      // OCV_ENCLAVE_ADDR: unix:///path or vsock://CID:PORT
 	EnclavePoolSize int    `yaml:"enclave_pool_size"` // OCV_ENCLAVE_POOL_SIZE
+	// ProxyIdentityKey is the file of the proxy's Ed25519 identity key (PEM
+	// PKCS#8 or a raw 32-byte seed, mode 0600), with which it proves itself
+	// to the enclave; the enclave lists its public key in
+	// proxy_identity_pubkeys. Required.
+	ProxyIdentityKey string `yaml:"proxy_identity_key"` // OCV_PROXY_IDENTITY_KEY
 
 	// AttestationRoots are PEM files of trusted roots; "aws-nitro" names the
 	// built-in AWS Nitro root. Default: the simulator root under DataDir.
@@ -171,6 +176,7 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 	str(&c.DatabaseURL, "OCV_DATABASE_URL")
 	str(&c.DataDir, "OCV_DATA_DIR")
 	str(&c.EnclaveAddr, "OCV_ENCLAVE_ADDR")
+	str(&c.ProxyIdentityKey, "OCV_PROXY_IDENTITY_KEY")
 	list(&c.AttestationRoots, "OCV_ATTESTATION_ROOT")
 	list(&c.AllowedPCR0, "OCV_ATTESTATION_PCR0")
 	str(&c.TLSMode, "OCV_TLS_MODE")
@@ -230,6 +236,9 @@ func (c *Config) Validate() error {
 	}
 	if !strings.HasPrefix(c.EnclaveAddr, "unix://") && !strings.HasPrefix(c.EnclaveAddr, "vsock://") {
 		bad("enclave_addr", "must be unix:///path or vsock://CID:PORT")
+	}
+	if c.ProxyIdentityKey == "" {
+		bad("proxy_identity_key", "is required (OCV_PROXY_IDENTITY_KEY): the enclave serves only a proxy that proves its identity; `ocv-enclave keygen-proxy-identity` makes one")
 	}
 	if c.EnclavePoolSize < 1 || c.EnclavePoolSize > 1024 {
 		bad("enclave_pool_size", "must be 1 to 1024")

@@ -81,6 +81,14 @@ export OCV_TIER_FREE_AGENTS=${OCV_TIER_FREE_AGENTS:-unlimited}
 export OCV_TIER_FREE_WALLETS=${OCV_TIER_FREE_WALLETS:-unlimited}
 OCV_ATTESTATION_PCR0=$(sha384sum bin/ocv-enclave | cut -d' ' -f1)
 export OCV_ATTESTATION_PCR0
+# The proxy's identity key (made once, kept in .ocv/ with mode 0600): the enclave serves
+# only a peer that signs the handshake with it, and is given its public key.
+export OCV_PROXY_IDENTITY_KEY=${OCV_PROXY_IDENTITY_KEY:-.ocv/proxy-identity.key}
+if [[ -z ${OCV_PROXY_IDENTITY_PUBKEYS:-} ]]; then
+	OCV_PROXY_IDENTITY_PUBKEYS=$(bin/ocv-enclave keygen-proxy-identity -out "$OCV_PROXY_IDENTITY_KEY") ||
+		ocv_die "provisioning the proxy identity key $OCV_PROXY_IDENTITY_KEY"
+fi
+export OCV_PROXY_IDENTITY_PUBKEYS
 
 # A socket left by a crashed enclave would make the next one fail to listen; the run lock
 # above guarantees that no enclave of this checkout is still using it.
@@ -91,7 +99,7 @@ if [[ $OCV_ENCLAVE_LISTEN == unix://* ]]; then
 fi
 
 ocv_log "starting ocv-enclave (log: .ocv/enclave.log)"
-bin/ocv-enclave >>"$OCV_DIR/enclave.log" 2>&1 &
+env -u OCV_PROXY_IDENTITY_KEY bin/ocv-enclave >>"$OCV_DIR/enclave.log" 2>&1 &
 enclave_pid=$!
 if [[ -n $sock ]]; then
 	for ((i = 0; i < 600; i++)); do

@@ -16,19 +16,41 @@ import (
 )
 
 // enclaveSession opens an attested session to the stack's enclave the way
-// a proxy does, for tests that speak the wire protocol directly (as a
-// compromised proxy host could). It is closed when the test ends.
+// a proxy does, for tests that speak the wire protocol directly as a
+// compromised proxy host could: it proves the stack's proxy identity (the
+// attacker of issue 11 holds the proxy host and so its identity key). It
+// is closed when the test ends.
 func enclaveSession(t *testing.T, s *stack.Stack) *client.Session {
+	t.Helper()
+	sess, err := dialStackEnclave(t, s, client.WithIdentity(s.ProxyIdentity))
+	require.NoError(t, err)
+	return sess
+}
+
+// enclaveSessionWithoutIdentity opens an attested session that proves no
+// proxy identity, as any other process reaching the enclave's socket
+// would; WithIdentity(another key) in opts makes it prove a key the
+// enclave does not know. The handshake's error is returned, not checked
+// (an unknown key's proof is refused during DialSession).
+func enclaveSessionWithoutIdentity(t *testing.T, s *stack.Stack, opts ...client.SessionOption) (*client.Session, error) {
+	t.Helper()
+	return dialStackEnclave(t, s, opts...)
+}
+
+// dialEnclave validates the stack's enclave as a proxy does and dials it.
+func dialStackEnclave(t *testing.T, s *stack.Stack, opts ...client.SessionOption) (*client.Session, error) {
 	t.Helper()
 	root, err := sim.LoadRoot(s.RootPath)
 	require.NoError(t, err)
 	pcr0, _ := hex.DecodeString(s.PCR0)
 	v, err := nitro.NewValidator(nitro.Config{Roots: []*x509.Certificate{root}, SimulatedRoots: true, AllowedPCRs: map[uint][][]byte{0: {pcr0}}})
 	require.NoError(t, err)
-	sess, err := client.DialSession(stack.Context(t), s.EnclaveAddr, v)
-	require.NoError(t, err)
+	sess, err := client.DialSession(stack.Context(t), s.EnclaveAddr, v, opts...)
+	if err != nil {
+		return nil, err
+	}
 	t.Cleanup(func() { _ = sess.Close() })
-	return sess
+	return sess, nil
 }
 
 // sealedRow is what a proxy holds of a secret's current version: the

@@ -2,6 +2,9 @@
 // its attestation source and serves the attested channel until SIGINT or
 // SIGTERM. Configuration: -config FILE (YAML, optional), then OCV_ENCLAVE_*
 // environment variables; the defaults run the simulator.
+//
+// `ocv-enclave keygen-proxy-identity -out FILE` makes the proxy's identity
+// key and prints the public key the enclave must be configured with.
 package main
 
 import (
@@ -26,6 +29,9 @@ func main() {
 }
 
 func run() int {
+	if len(os.Args) > 1 && os.Args[1] == "keygen-proxy-identity" {
+		return keygenProxyIdentity(os.Args[2:], os.Stdout, os.Stderr)
+	}
 	configPath := flag.String("config", "", "YAML configuration file (optional)")
 	flag.Parse()
 

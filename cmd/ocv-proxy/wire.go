@@ -37,7 +37,12 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	if err != nil {
 		return err
 	}
-	ec, err := client.New(ctx, client.Config{Addr: cfg.EnclaveAddr, Validator: validator, PoolSize: cfg.EnclavePoolSize,
+	identity, err := client.LoadIdentity(cfg.ProxyIdentityKey)
+	if err != nil {
+		return err
+	}
+	log.Info("proxy identity loaded", "proxy_key_id", identity.KeyID().String())
+	ec, err := client.New(ctx, client.Config{Addr: cfg.EnclaveAddr, Validator: validator, Identity: identity, PoolSize: cfg.EnclavePoolSize,
 		Logger: log.With("component", "enclave-client")})
 	if err != nil {
 		return fmt.Errorf("starting enclave client: %w", err)

@@ -164,7 +164,7 @@ func (c *Client) probe() error {
 // within DialTimeout and before deadline.
 func (c *Client) openConn(ctx context.Context, deadline time.Time) (*conn, error) {
 	gen := c.gen.Load()
-	cn, err := open(ctx, c.addr, c.cfg.Validator, min(c.cfg.DialTimeout, time.Until(deadline)))
+	cn, err := open(ctx, c.addr, c.cfg.Validator, c.cfg.Identity, min(c.cfg.DialTimeout, time.Until(deadline)))
 	if err != nil {
 		return nil, err
 	}

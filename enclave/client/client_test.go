@@ -202,11 +202,12 @@ func TestConfig(t *testing.T) {
 		cfg     client.Config
 		wantErr error
 	}{
-		"fail no validator": {client.Config{Addr: e.addr}, client.ErrInvalidConfig},
-		"fail bad addr":     {client.Config{Addr: "tcp://x", Validator: v}, client.ErrInvalidConfig},
-		"fail vsock no cid": {client.Config{Addr: "vsock://:5000", Validator: v}, client.ErrInvalidConfig},
-		"fail pool size":    {client.Config{Addr: e.addr, Validator: v, PoolSize: -1}, client.ErrInvalidConfig},
-		"ok enclave down":   {client.Config{Addr: e.addr, Validator: v}, nil},
+		"fail no validator": {client.Config{Addr: e.addr, Identity: testIdentity}, client.ErrInvalidConfig},
+		"fail no identity":  {client.Config{Addr: e.addr, Validator: v}, client.ErrInvalidConfig},
+		"fail bad addr":     {client.Config{Addr: "tcp://x", Validator: v, Identity: testIdentity}, client.ErrInvalidConfig},
+		"fail vsock no cid": {client.Config{Addr: "vsock://:5000", Validator: v, Identity: testIdentity}, client.ErrInvalidConfig},
+		"fail pool size":    {client.Config{Addr: e.addr, Validator: v, Identity: testIdentity, PoolSize: -1}, client.ErrInvalidConfig},
+		"ok enclave down":   {client.Config{Addr: e.addr, Validator: v, Identity: testIdentity}, nil},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

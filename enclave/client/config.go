@@ -19,12 +19,14 @@ const (
 
 // Config configures a Client. Addr is "unix:///path/to.sock" or
 // "vsock://CID:PORT". Validator checks every attestation document and is
-// required. PoolSize is the most connections kept open (DefaultPoolSize
+// required. Identity is the proxy's identity key, with which every
+// connection proves itself to the enclave; it is required. PoolSize is the most connections kept open (DefaultPoolSize
 // when 0). DialTimeout bounds a dial plus handshake; CallTimeout bounds a
 // whole call, waiting for a connection included.
 type Config struct {
 	Addr        string
 	Validator   attestation.Validator
+	Identity    *Identity
 	PoolSize    int
 	DialTimeout time.Duration
 	CallTimeout time.Duration
@@ -43,6 +45,8 @@ func (c Config) withDefaults() (Config, wire.Addr, error) {
 	switch {
 	case c.Validator == nil:
 		return c, addr, fmt.Errorf("%w: validator is required", ErrInvalidConfig)
+	case c.Identity == nil:
+		return c, addr, fmt.Errorf("%w: the proxy identity key is required", ErrInvalidConfig)
 	case c.PoolSize < 0 || c.PoolSize > maxPoolSize:
 		return c, addr, fmt.Errorf("%w: pool_size must be between 0 and %d", ErrInvalidConfig, maxPoolSize)
 	case c.DialTimeout < 0 || c.CallTimeout < 0:

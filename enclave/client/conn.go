@@ -32,6 +32,8 @@ type conn struct {
 	// Session test seam only).
 	keepLast bool
 	last     []byte
+	// transcript is the handshake's, which the peer proof signs.
+	transcript wire.PeerTranscript
 }
 
 // dial connects to addr.
@@ -44,7 +46,9 @@ func dial(ctx context.Context, addr wire.Addr) (net.Conn, error) {
 }
 
 // open dials and runs the handshake within timeout.
-func open(ctx context.Context, addr wire.Addr, v attestation.Validator, timeout time.Duration) (*conn, error) {
+// id proves the proxy's identity; nil sends no proof (a test seam: the
+// enclave then serves nothing on the connection).
+func open(ctx context.Context, addr wire.Addr, v attestation.Validator, id *Identity, timeout time.Duration) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	nc, err := dial(ctx, addr)
@@ -52,6 +56,9 @@ func open(ctx context.Context, addr wire.Addr, v attestation.Validator, timeout 
 		return nil, &stageError{"dial", unwrapOpError(err)}
 	}
 	c, err := handshake(ctx, nc, v)
+	if err == nil && id != nil {
+		err = c.prove(ctx, id)
+	}
 	if err != nil {
 		_ = nc.Close()
 		return nil, err
@@ -130,9 +137,38 @@ func handshake(ctx context.Context, nc net.Conn, v attestation.Validator) (*conn
 	if !c.mac.Verify(&h, rbody) {
 		return nil, &stageError{"handshake", fmt.Errorf("%w: answer not MAC'd with the attested channel key", errProtocol)}
 	}
+	if c.transcript, err = wire.NewPeerTranscript(nonce, proxyPub, res.PublicKey, resp.Document); err != nil {
+		return nil, &stageError{"handshake", err}
+	}
 	c.result = res
 	_ = nc.SetDeadline(time.Time{})
 	return c, nil
+}
+
+// prove sends the peer proof, the connection's first MAC'd frame: id's
+// signature over the handshake transcript. The enclave answers OK, or
+// Unauthenticated and hangs up.
+func (c *conn) prove(ctx context.Context, id *Identity) error {
+	p, err := id.Sign(&c.transcript)
+	if err != nil {
+		return &stageError{"peer proof", err}
+	}
+	c.wbuf = c.wbuf[:wire.HeaderSize]
+	c.wbuf, _ = p.Append(c.wbuf)
+	c.seal(wire.OpAttest, time.Now())
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(DefaultDialTimeout)
+	}
+	code, _, err := c.exchange(ctx, deadline, c.wbuf, wire.OpAttest, c.hdr.RequestID)
+	_ = c.nc.SetDeadline(time.Time{})
+	if err != nil {
+		return &stageError{"peer proof", err}
+	}
+	if code != wire.OK {
+		return &stageError{"peer proof", fmt.Errorf("%w: enclave refused the proxy identity %s", wire.Err(code), id.KeyID())}
+	}
+	return nil
 }
 
 // roundTrip sends one request and reads its answer into resp. A non-OK

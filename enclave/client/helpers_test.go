@@ -3,6 +3,7 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/x509"
 	"os"
 	"path/filepath"
@@ -20,6 +21,17 @@ import (
 )
 
 var testPCR0 = bytes.Repeat([]byte{0x6b}, 48)
+
+// testIdentity is the proxy identity every test enclave is configured with.
+var testIdentity = mustIdentity()
+
+func mustIdentity() *client.Identity {
+	id, err := client.GenerateIdentity()
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
 
 // env is an enclave (memstore, simulator attester) on a Unix socket that
 // tests can stop and start again on the same path.
@@ -50,7 +62,8 @@ func newEnv(t testing.TB) *env {
 
 func (e *env) start(t testing.TB) {
 	t.Helper()
-	srv, err := enclave.New(context.Background(), enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, DEKCacheSize: 4096, Mode: wire.ModeSimulated, RequireCallerToken: e.requireToken}, e.ks, e.issuer)
+	srv, err := enclave.New(context.Background(), enclave.Config{Issuer: "https://ocv.test", TokenLifetimes: wire.DefaultTokenLifetimes(), Listen: e.addr, DEKCacheSize: 4096, Mode: wire.ModeSimulated, RequireCallerToken: e.requireToken,
+		ProxyIdentityKeys: []ed25519.PublicKey{testIdentity.PublicKey()}}, e.ks, e.issuer)
 	require.NoError(t, err)
 	e.srv, e.done = srv, make(chan error, 1)
 	go func() { e.done <- srv.Serve(context.Background()) }()
@@ -78,7 +91,7 @@ func (e *env) validator(t testing.TB, pcr0 []byte) *nitro.Validator {
 
 func (e *env) client(t testing.TB, pcr0 []byte) *client.Client {
 	t.Helper()
-	c, err := client.New(context.Background(), client.Config{Addr: e.addr, Validator: e.validator(t, pcr0), PoolSize: 4, CallTimeout: 5 * time.Second})
+	c, err := client.New(context.Background(), client.Config{Addr: e.addr, Validator: e.validator(t, pcr0), Identity: testIdentity, PoolSize: 4, CallTimeout: 5 * time.Second})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c

@@ -24,9 +24,26 @@ type Session struct {
 	cn *conn
 }
 
-// DialSession dials addr, runs the handshake and validates the enclave's
-// document with v.
-func DialSession(ctx context.Context, addr string, v attestation.Validator) (*Session, error) {
+// SessionOption adjusts DialSession.
+type SessionOption func(*sessionOptions)
+
+type sessionOptions struct{ id *Identity }
+
+// WithIdentity makes the session prove id in the handshake, as the proxy
+// does. Without it the session sends no proof: its first MAC'd frame is
+// whatever the caller sends first (the enclave refuses anything but a
+// valid proof, and hangs up).
+func WithIdentity(id *Identity) SessionOption {
+	return func(o *sessionOptions) { o.id = id }
+}
+
+// DialSession dials addr, runs the handshake, validates the enclave's
+// document with v and, WithIdentity, proves the proxy's identity.
+func DialSession(ctx context.Context, addr string, v attestation.Validator, opts ...SessionOption) (*Session, error) {
+	var o sessionOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	a, err := wire.ParseAddr(addr)
 	if err != nil {
 		return nil, fmt.Errorf("%w: addr: %w", ErrInvalidConfig, err)
@@ -34,7 +51,7 @@ func DialSession(ctx context.Context, addr string, v attestation.Validator) (*Se
 	if v == nil {
 		return nil, fmt.Errorf("%w: validator is required", ErrInvalidConfig)
 	}
-	cn, err := open(ctx, a, v, DefaultDialTimeout)
+	cn, err := open(ctx, a, v, o.id, DefaultDialTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", wire.ErrUnavailable, err)
 	}
@@ -44,6 +61,10 @@ func DialSession(ctx context.Context, addr string, v attestation.Validator) (*Se
 
 // Result is what the session's attestation document proved.
 func (s *Session) Result() attestation.Result { return s.cn.result }
+
+// Transcript is the session's handshake transcript, which a peer proof
+// signs (for tests that craft their own proofs).
+func (s *Session) Transcript() wire.PeerTranscript { return s.cn.transcript }
 
 // Call sends body as a request of op and returns the answer's code and a
 // copy of its body. err is set only when the connection broke.

@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opencustody/ocv/enclave/client"
+	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store/storetest"
 )
 
@@ -68,6 +70,11 @@ type Stack struct {
 	RootPath    string
 	PCR0        string
 	HTTP        *http.Client
+	// ProxyIdentity is the proxy's identity key, provisioned for this stack
+	// (its file, mode 0600, is ProxyIdentityPath; the enclave is configured
+	// with its public key).
+	ProxyIdentity     *client.Identity
+	ProxyIdentityPath string
 
 	enclaveEnv []string
 	enclave    *proc
@@ -112,6 +119,7 @@ func Start(t testing.TB, opts ...Option) *Stack {
 	s.DatabaseURL = storetest.NewDatabase(t)
 
 	conf := s.initToken()
+	s.provisionIdentity()
 	enclaveBin := Bin(t, "ocv-enclave")
 	sum, err := fileSHA384(enclaveBin)
 	if err != nil {
@@ -129,6 +137,7 @@ func Start(t testing.TB, opts ...Option) *Stack {
 		"OCV_ENCLAVE_PIN_FILE=" + filepath.Join(dir, "softhsm", "pin"),
 		"OCV_ENCLAVE_ATTESTER=sim",
 		"OCV_ENCLAVE_ATTESTATION_DIR=" + filepath.Join(dir, "attestation"),
+		"OCV_PROXY_IDENTITY_PUBKEYS=" + wire.FormatPeerPublicKey(s.ProxyIdentity.PublicKey()),
 		publicURL,
 	}
 	s.enclaveEnv = append(s.enclaveEnv, sharedEnv(o.proxyEnv)...)
@@ -140,6 +149,7 @@ func Start(t testing.TB, opts ...Option) *Stack {
 		"OCV_ADMIN_LISTEN=",
 		"OCV_DATABASE_URL=" + s.DatabaseURL,
 		"OCV_ENCLAVE_ADDR=" + s.EnclaveAddr,
+		"OCV_PROXY_IDENTITY_KEY=" + s.ProxyIdentityPath,
 		"OCV_DATA_DIR=" + dir,
 		"OCV_ATTESTATION_PCR0=" + s.PCR0,
 		"OCV_ATTESTATION_ROOT=" + s.RootPath,
@@ -169,6 +179,19 @@ func sharedEnv(kv []string) []string {
 		}
 	}
 	return out
+}
+
+// provisionIdentity makes the proxy's identity key in the stack's
+// directory, as `make run` does under .ocv/.
+func (s *Stack) provisionIdentity() {
+	id, err := client.GenerateIdentity()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.ProxyIdentity, s.ProxyIdentityPath = id, filepath.Join(s.Dir, "proxy-identity.key")
+	if err := id.WriteFile(s.ProxyIdentityPath); err != nil {
+		s.t.Fatal(err)
+	}
 }
 
 func (s *Stack) initToken() string {
