@@ -20,7 +20,7 @@ const (
 )
 
 // KeyRef names one version of a key. ID is a stable, printable name such as
-// "kek/<vault-uuid>" or "jwt"; Version starts at 1.
+// "kek/<org-uuid>/<vault-uuid>" or "jwt"; Version starts at 1.
 type KeyRef struct {
 	ID      string
 	Version uint32
