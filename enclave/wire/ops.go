@@ -18,10 +18,14 @@ const (
 	OpSigningKey     Op = 10
 	OpSignIntent     Op = 11
 	OpSealGuardrails Op = 12
+	OpRevokeToken    Op = 15
+	OpSetCutoff      Op = 16
 )
 
 // Valid reports whether op is a known operation.
-func (op Op) Valid() bool { return op >= OpAttest && op <= OpSealGuardrails }
+func (op Op) Valid() bool {
+	return op >= OpAttest && op <= OpSealGuardrails || op == OpRevokeToken || op == OpSetCutoff
+}
 
 // String names the operation for logs.
 func (op Op) String() string {
@@ -50,6 +54,10 @@ func (op Op) String() string {
 		return "sign_intent"
 	case OpSealGuardrails:
 		return "seal_guardrails"
+	case OpRevokeToken:
+		return "revoke_token"
+	case OpSetCutoff:
+		return "set_cutoff"
 	default:
 		return "unknown"
 	}
