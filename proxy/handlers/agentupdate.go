@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/opencustody/ocv/api"
+	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
@@ -13,9 +14,18 @@ import (
 
 // UpdateAgent answers PATCH /v1/agents/{id} (human users): present fields
 // change, null clears environment, scopes (derived again) or a guardrail.
-// The agent's JWTs are revoked, since they carry the old claims.
+// The agent's JWTs are revoked, since they carry the old claims: in the
+// enclave first, inside the change's transaction (a refusal rolls it back).
+// Owners and admins only, as for every change of an agent.
 func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id", "agent")
+	if err != nil {
+		return err
+	}
+	if err := orgAdmin(r, "change agents"); err != nil {
+		return err
+	}
+	c, err := h.caller(r.Context())
 	if err != nil {
 		return err
 	}
@@ -34,7 +44,10 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 		in.applyFields(a)
 		g, err := mergeGuardrails(a.Guardrails, in.Guardrails)
 		a.Guardrails = g
-		return err
+		if err != nil {
+			return err
+		}
+		return h.enclaveCutoff(r.Context(), c.Token, p.OrgID, id, wire.CutoffAgent)
 	}, entry.Prepare(http.StatusOK))
 	if err != nil {
 		return err
@@ -44,7 +57,8 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 }
 
 // RotateAgentKey answers POST /v1/agents/{id}/rotate-key (human users): a
-// new key, shown once; the old key and every JWT of the agent stop working.
+// new key, shown once; the old key and every JWT of the agent stop working
+// (in the enclave first: agentCutoffFirst).
 func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id", "agent")
 	if err != nil {
@@ -56,6 +70,9 @@ func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error 
 	}
 	if in.APIKeyExpiresAt != nil && !in.APIKeyExpiresAt.After(time.Now()) {
 		return badField("api_key_expires_at", "must be in the future")
+	}
+	if err := h.agentCutoffFirst(r, id, 0); err != nil {
+		return err
 	}
 	key, hash, err := auth.NewOpaque(AgentKeyPrefix)
 	if err != nil {
@@ -73,10 +90,14 @@ func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error 
 }
 
 // DeleteAgent answers DELETE /v1/agents/{id} (human users): the agent
-// becomes inactive, its policies are deleted and its JWTs stop working.
+// becomes inactive, its policies are deleted and its JWTs stop working,
+// for ever in the enclave (agentCutoffFirst).
 func (h *Handlers) DeleteAgent(w http.ResponseWriter, r *http.Request) error {
 	id, entry, err := auditedID(r, "id", "agent", "agent/")
 	if err != nil {
+		return err
+	}
+	if err := h.agentCutoffFirst(r, id, wire.CutoffDelete); err != nil {
 		return err
 	}
 	a, changes, err := h.Agents.DeactivateAgent(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
@@ -89,6 +110,21 @@ func (h *Handlers) DeleteAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// agentCutoffFirst checks that the caller (an owner or admin) may change
+// agent id of its organization and has the enclave cut off the agent's
+// tokens before the change is written: an enclave refusal or outage fails
+// the request with nothing changed, and a retry converges.
+func (h *Handlers) agentCutoffFirst(r *http.Request, id string, flags uint32) error {
+	if err := orgAdmin(r, "change agents"); err != nil {
+		return err
+	}
+	orgID := principal(r).OrgID
+	if _, err := h.Agents.GetAgent(r.Context(), orgID, id); err != nil {
+		return err
+	}
+	return h.callerCutoff(r, orgID, id, wire.CutoffAgent|flags)
 }
 
 // agentChanged applies the revocation of a's JWTs on this replica and has

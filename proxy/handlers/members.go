@@ -31,8 +31,8 @@ func memberWriteError(err error, lastOwner string) error {
 // change a member's role; only an owner may grant or remove owner, and the
 // last owner is never demoted (409). A real change cuts off the member's
 // access tokens in the organization at once (they carry the old role; a new
-// sign-in gets the new one); API keys see the new role within the key
-// cache's lifetime.
+// sign-in gets the new one), in the enclave too; API keys see the new role
+// within the key cache's lifetime.
 func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 	userID, entry, err := auditedID(r, "user_id", "user", "org/member/")
 	if err != nil {
@@ -49,8 +49,17 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 		return badField("role", "is required and must be one of owner, admin, member (exact lowercase)")
 	}
 	p := principal(r)
+	c, err := h.caller(r.Context())
+	if err != nil {
+		return err
+	}
 	m, err := h.Orgs.UpdateMemberRole(r.Context(), p.OrgID, userID, *in.Role, func(cur store.Member) error {
-		return ownerOnly(p.Role, cur, *in.Role)
+		if err := ownerOnly(p.Role, cur, *in.Role); err != nil || cur.Role == *in.Role {
+			return err
+		}
+		// In the transaction: the enclave refuses the old role's tokens
+		// first, and its refusal or outage rolls the change back.
+		return h.enclaveCutoff(r.Context(), c.Token, p.OrgID, userID, 0)
 	}, entry.Prepare(http.StatusOK))
 	if err != nil {
 		return memberWriteError(err, "the organization's last owner cannot be demoted; make another member owner first")
@@ -63,7 +72,8 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 // 409). Its API keys, refresh tokens and policies in the organization go
 // with it, and the vaults whose policy sets changed are sealed again. The
 // user account stays; its access tokens for the organization stop working
-// at once (a user cut-off, see store.RevokeUserTokens).
+// at once, in the proxy (a user cut-off, see store.RevokeUserTokens) and in
+// the enclave.
 func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 	userID, entry, err := auditedID(r, "user_id", "user", "org/member/")
 	if err != nil {
@@ -73,8 +83,15 @@ func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principal(r)
+	c, err := h.caller(r.Context())
+	if err != nil {
+		return err
+	}
 	out, err := h.Orgs.RemoveMember(r.Context(), p.OrgID, userID, func(cur store.Member) error {
-		return ownerOnly(p.Role, cur, "")
+		if err := ownerOnly(p.Role, cur, ""); err != nil {
+			return err
+		}
+		return h.enclaveCutoff(r.Context(), c.Token, p.OrgID, userID, 0) // as in UpdateMember
 	}, entry.Prepare(http.StatusNoContent))
 	if err != nil {
 		return memberWriteError(err, "the organization's last owner cannot be removed; make another member owner first")
