@@ -14,18 +14,10 @@ import (
 
 // UpdateAgent answers PATCH /v1/agents/{id} (human users): present fields
 // change, null clears environment, scopes (derived again) or a guardrail.
-// The agent's JWTs are revoked, since they carry the old claims: in the
-// enclave first, inside the change's transaction (a refusal rolls it back).
-// Owners and admins only, as for every change of an agent.
+// The agent's JWTs are revoked, since they carry the old claims (in the
+// enclave first: agentCutoffFirst).
 func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id", "agent")
-	if err != nil {
-		return err
-	}
-	if err := orgAdmin(r, "change agents"); err != nil {
-		return err
-	}
-	c, err := h.caller(r.Context())
 	if err != nil {
 		return err
 	}
@@ -37,6 +29,9 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := h.agentCutoffFirst(r, id, 0); err != nil {
+		return err
+	}
 	p := principal(r)
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("agent/" + id)
@@ -44,10 +39,7 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 		in.applyFields(a)
 		g, err := mergeGuardrails(a.Guardrails, in.Guardrails)
 		a.Guardrails = g
-		if err != nil {
-			return err
-		}
-		return h.enclaveCutoff(r.Context(), c.Token, p.OrgID, id, wire.CutoffAgent)
+		return err
 	}, entry.Prepare(http.StatusOK))
 	if err != nil {
 		return err
@@ -112,10 +104,13 @@ func (h *Handlers) DeleteAgent(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// agentCutoffFirst checks that the caller (an owner or admin) may change
-// agent id of its organization and has the enclave cut off the agent's
-// tokens before the change is written: an enclave refusal or outage fails
-// the request with nothing changed, and a retry converges.
+// agentCutoffFirst checks that the caller (an owner or admin: as for
+// every change of an agent) may change agent id of its organization and
+// has the enclave cut off the agent's tokens before the change's
+// transaction starts: an enclave refusal or outage fails the request with
+// nothing changed, a retry converges, and the cut-off the database then
+// records (which new tokens are stamped with) is never before the
+// enclave's (enclave/internal/ops.CutoffMargin).
 func (h *Handlers) agentCutoffFirst(r *http.Request, id string, flags uint32) error {
 	if err := orgAdmin(r, "change agents"); err != nil {
 		return err

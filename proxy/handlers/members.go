@@ -49,22 +49,42 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 		return badField("role", "is required and must be one of owner, admin, member (exact lowercase)")
 	}
 	p := principal(r)
-	c, err := h.caller(r.Context())
-	if err != nil {
+	if err := h.memberCutoffFirst(r, userID, in.Role); err != nil {
 		return err
 	}
 	m, err := h.Orgs.UpdateMemberRole(r.Context(), p.OrgID, userID, *in.Role, func(cur store.Member) error {
-		if err := ownerOnly(p.Role, cur, *in.Role); err != nil || cur.Role == *in.Role {
-			return err
-		}
-		// In the transaction: the enclave refuses the old role's tokens
-		// first, and its refusal or outage rolls the change back.
-		return h.enclaveCutoff(r.Context(), c.Token, p.OrgID, userID, 0)
+		return ownerOnly(p.Role, cur, *in.Role)
 	}, entry.Prepare(http.StatusOK))
 	if err != nil {
 		return memberWriteError(err, "the organization's last owner cannot be demoted; make another member owner first")
 	}
 	return writeJSON(w, http.StatusOK, toMember(m))
+}
+
+// memberCutoffFirst has the enclave cut off the tokens of member userID
+// before its role changes to *role (nil: before its removal), when the
+// change is one the caller may make (checked again in the change's
+// transaction). It runs before that transaction starts, so the cut-off the
+// database then records, which new tokens are stamped with, is never
+// before the enclave's (enclave/internal/ops.CutoffMargin). No real change
+// needs no cut-off; an unknown member is left to the change (404).
+func (h *Handlers) memberCutoffFirst(r *http.Request, userID string, role *string) error {
+	p := principal(r)
+	cur, _, err := h.Shares.MemberRole(r.Context(), p.OrgID, userID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	next := ""
+	if role != nil {
+		next = *role
+	}
+	if err := ownerOnly(p.Role, store.Member{Role: cur}, next); err != nil || cur == next {
+		return err
+	}
+	return h.callerCutoff(r, p.OrgID, userID, 0)
 }
 
 // RemoveMember answers DELETE /v1/org/members/{user_id}: owners and admins
@@ -83,15 +103,11 @@ func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principal(r)
-	c, err := h.caller(r.Context())
-	if err != nil {
+	if err := h.memberCutoffFirst(r, userID, nil); err != nil {
 		return err
 	}
 	out, err := h.Orgs.RemoveMember(r.Context(), p.OrgID, userID, func(cur store.Member) error {
-		if err := ownerOnly(p.Role, cur, ""); err != nil {
-			return err
-		}
-		return h.enclaveCutoff(r.Context(), c.Token, p.OrgID, userID, 0) // as in UpdateMember
+		return ownerOnly(p.Role, cur, "")
 	}, entry.Prepare(http.StatusNoContent))
 	if err != nil {
 		return memberWriteError(err, "the organization's last owner cannot be removed; make another member owner first")

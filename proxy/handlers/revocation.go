@@ -15,11 +15,13 @@ import (
 // is also made in the enclave, with the caller's own token as authority,
 // so that a token the proxy refuses opens nothing in the enclave either
 // (docs/threat-model.md, "Revocation in the enclave"). The enclave step
-// comes first, or inside the database transaction it belongs to: when the
-// enclave refuses or cannot answer, the request fails and nothing changed
-// in the database, and a retry makes the same cut-off again (a cut-off
-// never moves back). A change the database then refuses leaves at most an
-// early cut-off in the enclave: the principal signs in again.
+// comes first, before the database transaction starts: when the enclave
+// refuses or cannot answer, the request fails and nothing changed in the
+// database, and a retry makes the cut-off again (a cut-off never moves
+// back). The database's own cut-off, which new tokens are stamped with, is
+// then never before the enclave's. A change the database then refuses
+// leaves at most an early cut-off in the enclave: the principal signs in
+// again.
 
 // SignOut answers DELETE /v1/auth/token: the enclave signs the presented
 // token out first (RevokeToken there is idempotent), then RevokeToken

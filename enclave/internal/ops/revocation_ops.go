@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/opencustody/ocv/enclave/internal/floors"
 	"github.com/opencustody/ocv/enclave/internal/tokens"
@@ -83,8 +84,18 @@ func (a *authorizer) revokeToken(ctx context.Context, token string) (int64, erro
 	return exp, nil
 }
 
-// setCutoff cuts off the tokens of req.PrincipalID issued before now (or
-// for ever, with wire.CutoffDelete), with the authority of req.Token
+// CutoffMargin is how far ahead of the enclave's clock a cut-off is set,
+// the same margin the proxy's database gives its own cut-offs
+// (store.revokeUserTokens, agents' tokens_valid_after): a token minted
+// after a cut-off is stamped with it (iat_ms in the future), so the next
+// cut-off, even within that second, must lie beyond it. The proxy asks
+// the enclave before it writes its own cut-off, so its stamps for new
+// tokens are never before this one (clocks agreeing within the time
+// between the two).
+const CutoffMargin = time.Second
+
+// setCutoff cuts off the tokens of req.PrincipalID issued before now plus
+// CutoffMargin (or for ever, with wire.CutoffDelete), with the authority of req.Token
 // (cutoffAllowed). A cut-off never moves back. It returns the cut-off in
 // force.
 func (a *authorizer) setCutoff(ctx context.Context, req *wire.SetCutoffRequest) (int64, error) {
@@ -113,7 +124,7 @@ func (a *authorizer) setCutoff(ctx context.Context, req *wire.SetCutoffRequest) 
 	}
 	nb := int64(math.MaxInt64)
 	if !del {
-		nb = a.now().UnixMilli()
+		nb = a.now().Add(CutoffMargin).UnixMilli()
 	}
 	return a.raiseCutoff(ctx, name, nb)
 }
