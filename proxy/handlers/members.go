@@ -84,7 +84,34 @@ func (h *Handlers) memberCutoffFirst(r *http.Request, userID string, role *strin
 	if err := ownerOnly(p.Role, store.Member{Role: cur}, next); err != nil || cur == next {
 		return err
 	}
+	if cur == "owner" {
+		if last, err := h.lastOwner(r, p.OrgID); err != nil || last {
+			return err // the change answers 409
+		}
+	}
 	return h.callerCutoff(r, p.OrgID, userID, 0)
+}
+
+// lastOwner reports whether orgID has at most one owner (a change that
+// leaves it none is refused).
+func (h *Handlers) lastOwner(r *http.Request, orgID string) (bool, error) {
+	const page = 500
+	owners, after := 0, ""
+	for {
+		ms, err := h.Accounts.ListMembers(r.Context(), orgID, after, page)
+		if err != nil {
+			return false, err
+		}
+		for _, m := range ms {
+			if m.Role == "owner" {
+				owners++
+			}
+		}
+		if len(ms) < page || owners > 1 {
+			return owners <= 1, nil
+		}
+		after = ms[len(ms)-1].UserID
+	}
 }
 
 // RemoveMember answers DELETE /v1/org/members/{user_id}: owners and admins

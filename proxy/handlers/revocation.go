@@ -55,12 +55,14 @@ func (h *Handlers) callerCutoff(r *http.Request, orgID, principalID string, flag
 	return h.enclaveCutoff(r.Context(), c.Token, orgID, principalID, flags)
 }
 
-// AdminDeleteUserEverywhere answers DELETE /v1/admin/users/{user_id}: the
-// enclave first cuts off the user's tokens in every organization, then
-// AdminDeleteUser deletes the account, then the enclave makes the cut-off
-// permanent. A user already gone (a retry after the last step failed) gets
-// the permanent cut-off and AdminDeleteUser's 404. The checks that need
-// no database write run before the enclave is asked.
+// AdminDeleteUserEverywhere answers DELETE /v1/admin/users/{user_id}:
+// AdminDeleteUser deletes the account (the proxy's cut-off in every
+// organization goes with it), then the enclave cuts the user off for good
+// (a deleted user gets no new token, so no stamp can precede it). Only
+// then is the 204 sent: when the enclave refuses or cannot answer, the
+// request fails, and its retry, finding the user gone, has the enclave cut
+// it off and answers AdminDeleteUser's 404. A deletion the database
+// refuses (the last owner of an organization, 409) touches no token.
 func (h *Handlers) AdminDeleteUserEverywhere(w http.ResponseWriter, r *http.Request) error {
 	userID, err := pathID(r, "user_id", "user")
 	if err != nil || userID == principal(r).ID {
@@ -70,26 +72,20 @@ func (h *Handlers) AdminDeleteUserEverywhere(w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return err
 	}
-	u, err := h.Accounts.UserByID(r.Context(), userID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		if err := h.enclaveCutoff(r.Context(), c.Token, "", userID, wire.CutoffAllOrgs|wire.CutoffDelete); err != nil {
+	forGood := func() error {
+		return h.enclaveCutoff(r.Context(), c.Token, "", userID, wire.CutoffAllOrgs|wire.CutoffDelete)
+	}
+	if _, err := h.Accounts.UserByID(r.Context(), userID); errors.Is(err, store.ErrNotFound) {
+		if err := forGood(); err != nil {
 			return err
 		}
-		return h.AdminDeleteUser(w, r)
-	case err != nil:
-		return err
-	case u.PlatformRole != "" && principal(r).PlatformRole != "super_admin":
-		return h.AdminDeleteUser(w, r) // 403
-	}
-	if err := h.enclaveCutoff(r.Context(), c.Token, "", userID, wire.CutoffAllOrgs); err != nil {
-		return err
+		return h.AdminDeleteUser(w, r) // 404
 	}
 	rec := &deferredNoContent{ResponseWriter: w}
 	if err := h.AdminDeleteUser(rec, r); err != nil || !rec.noContent {
 		return err
 	}
-	if err := h.enclaveCutoff(r.Context(), c.Token, "", userID, wire.CutoffAllOrgs|wire.CutoffDelete); err != nil {
+	if err := forGood(); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
