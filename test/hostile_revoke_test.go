@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -181,4 +182,34 @@ func TestHostileProxyRevokeCutoffNeedsAuthority(t *testing.T) {
 		require.Equal(t, wire.Forbidden, f.setCutoff(wire.SetCutoffRequest{OrgID: f.owner.OrgID, PrincipalID: mem.UserID, Token: member}),
 			"and then has no authority left")
 	})
+}
+
+// TestHostileProxyRevokeDeletedUser: a user deleted by a platform
+// administrator is refused by the enclave with the tokens it had, for
+// good; a new token minted for it (as a compromised proxy could) too.
+func TestHostileProxyRevokeDeletedUser(t *testing.T) {
+	s := stack.Start(t, stack.WithProxyEnv("OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword))
+	s.WaitAttested()
+	f := &revokeFixture{t: t, s: s, owner: s.SignUp("deleted-owner@example.com"), canary: "e2e-deleted-canary"}
+	f.vault = s.CreateVault(f.owner.Token, "v")
+	r := s.Do("PUT", "/v1/vaults/"+f.vault+"/secrets/prod/db", f.owner.Token, map[string]any{"type": "password", "value": f.canary})
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	f.sess = enclaveSession(t, s)
+	root := signIn(t, s, rootEmail, rootPassword)["access_token"].(string)
+
+	victim := s.SignUp("deleted-victim@example.com")
+	joinAsMember(t, s, victim, f.owner.OrgID)
+	r = s.Do("PATCH", "/v1/org/members/"+victim.UserID, f.owner.Token, map[string]string{"role": "admin"})
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	tok := signIn(t, s, victim.Email, victim.Password)["access_token"].(string)
+	require.Equal(t, wire.OK, f.open(tok), "control: an admin opens without a policy")
+
+	require.Equal(t, http.StatusNoContent, s.Do("DELETE", "/v1/admin/users/"+victim.UserID, root, nil).Status)
+	require.Equal(t, wire.Forbidden, f.open(tok))
+	minted := (&hostileProxy{t: t, sess: f.sess}).sign(edited(t, tok, func(c map[string]any) {
+		now := time.Now().Add(30 * time.Second) // within the clock skew: only the cut-off refuses it
+		c["iat"], c["iat_ms"], c["exp"] = now.Unix(), now.UnixMilli(), now.Add(10*time.Minute).Unix()
+	}))
+	require.Equal(t, wire.Forbidden, f.open(minted), "a deleted user's cut-off has no end")
+	require.Equal(t, wire.OK, f.open(f.owner.Token))
 }
