@@ -18,7 +18,7 @@ func Routes(h *handlers.Handlers) []Route {
 
 		{http.MethodPost, "/v1/auth/signup", Public, "auth.signup", h.Signup, nil},
 		{http.MethodPost, "/v1/auth/token", Public, "auth.token", h.Token, nil},
-		{http.MethodDelete, "/v1/auth/token", Any, "auth.token.revoke", h.RevokeToken, nil},
+		{http.MethodDelete, "/v1/auth/token", Any, "auth.token.revoke", h.SignOut, nil},
 		{http.MethodPost, "/v1/auth/api-key-token", Public, "auth.api_key_token", h.APIKeyToken, nil},
 		{http.MethodPost, "/v1/auth/refresh", Public, "auth.refresh", h.Refresh, nil},
 		{http.MethodPost, "/v1/auth/change-password", UserOnly, "auth.password.change", h.ChangePassword, nil},
@@ -40,7 +40,7 @@ func Routes(h *handlers.Handlers) []Route {
 		{http.MethodDelete, "/v1/security/ip-rules/{rule_id}", UserOnly, "ip_rule.delete", h.DeleteIPRule, nil},
 
 		{http.MethodGet, "/v1/admin/users", AdminOnly, "admin.user.list", h.AdminListUsers, nil},
-		{http.MethodDelete, "/v1/admin/users/{user_id}", AdminOnly, "admin.user.delete", h.AdminDeleteUser, nil},
+		{http.MethodDelete, "/v1/admin/users/{user_id}", AdminOnly, "admin.user.delete", h.AdminDeleteUserEverywhere, nil},
 		{http.MethodGet, "/v1/admin/settings", AdminOnly, "admin.setting.list", h.AdminListSettings, nil},
 		{http.MethodGet, "/v1/admin/settings/{key}", AdminOnly, "admin.setting.read", h.AdminGetSetting, nil},
 		{http.MethodPut, "/v1/admin/settings/{key}", AdminOnly, "admin.setting.update", h.AdminPutSetting, nil},

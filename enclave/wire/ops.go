@@ -18,6 +18,8 @@ const (
 	OpSigningKey     Op = 10
 	OpSignIntent     Op = 11
 	OpSealGuardrails Op = 12
+	OpRevokeToken    Op = 15
+	OpSetCutoff      Op = 16
 	// OpDestroySigningKey destroys retired versions of an agent's signing
 	// key in the HSM.
 	OpDestroySigningKey Op = 18
@@ -25,7 +27,7 @@ const (
 
 // Valid reports whether op is a known operation.
 func (op Op) Valid() bool {
-	return op >= OpAttest && op <= OpSealGuardrails || op == OpDestroySigningKey
+	return op >= OpAttest && op <= OpSealGuardrails || op == OpRevokeToken || op == OpSetCutoff || op == OpDestroySigningKey
 }
 
 // String names the operation for logs.
@@ -55,6 +57,10 @@ func (op Op) String() string {
 		return "sign_intent"
 	case OpSealGuardrails:
 		return "seal_guardrails"
+	case OpRevokeToken:
+		return "revoke_token"
+	case OpSetCutoff:
+		return "set_cutoff"
 	case OpDestroySigningKey:
 		return "destroy_signing_key"
 	default:

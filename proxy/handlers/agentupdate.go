@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/opencustody/ocv/api"
+	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
@@ -13,7 +14,8 @@ import (
 
 // UpdateAgent answers PATCH /v1/agents/{id} (human users): present fields
 // change, null clears environment, scopes (derived again) or a guardrail.
-// The agent's JWTs are revoked, since they carry the old claims.
+// The agent's JWTs are revoked, since they carry the old claims (in the
+// enclave first: agentCutoffFirst).
 func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id", "agent")
 	if err != nil {
@@ -25,6 +27,9 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	in, err := parseAgentInput(body, false)
 	if err != nil {
+		return err
+	}
+	if err := h.agentCutoffFirst(r, id, 0); err != nil {
 		return err
 	}
 	p := principal(r)
@@ -44,7 +49,8 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 }
 
 // RotateAgentKey answers POST /v1/agents/{id}/rotate-key (human users): a
-// new key, shown once; the old key and every JWT of the agent stop working.
+// new key, shown once; the old key and every JWT of the agent stop working
+// (in the enclave first: agentCutoffFirst).
 func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id", "agent")
 	if err != nil {
@@ -56,6 +62,9 @@ func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error 
 	}
 	if in.APIKeyExpiresAt != nil && !in.APIKeyExpiresAt.After(time.Now()) {
 		return badField("api_key_expires_at", "must be in the future")
+	}
+	if err := h.agentCutoffFirst(r, id, 0); err != nil {
+		return err
 	}
 	key, hash, err := auth.NewOpaque(AgentKeyPrefix)
 	if err != nil {
@@ -73,10 +82,14 @@ func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error 
 }
 
 // DeleteAgent answers DELETE /v1/agents/{id} (human users): the agent
-// becomes inactive, its policies are deleted and its JWTs stop working.
+// becomes inactive, its policies are deleted and its JWTs stop working,
+// for ever in the enclave (agentCutoffFirst).
 func (h *Handlers) DeleteAgent(w http.ResponseWriter, r *http.Request) error {
 	id, entry, err := auditedID(r, "id", "agent", "agent/")
 	if err != nil {
+		return err
+	}
+	if err := h.agentCutoffFirst(r, id, wire.CutoffDelete); err != nil {
 		return err
 	}
 	a, changes, err := h.Agents.DeactivateAgent(r.Context(), principal(r).OrgID, id, entry.Prepare(http.StatusNoContent))
@@ -89,6 +102,24 @@ func (h *Handlers) DeleteAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// agentCutoffFirst checks that the caller (an owner or admin: as for
+// every change of an agent) may change agent id of its organization and
+// has the enclave cut off the agent's tokens before the change's
+// transaction starts: an enclave refusal or outage fails the request with
+// nothing changed, a retry converges, and the cut-off the database then
+// records (which new tokens are stamped with) is never before the
+// enclave's (enclave/internal/ops.CutoffMargin).
+func (h *Handlers) agentCutoffFirst(r *http.Request, id string, flags uint32) error {
+	if err := orgAdmin(r, "change agents"); err != nil {
+		return err
+	}
+	orgID := principal(r).OrgID
+	if _, err := h.Agents.GetAgent(r.Context(), orgID, id); err != nil {
+		return err
+	}
+	return h.callerCutoff(r, orgID, id, wire.CutoffAgent|flags)
 }
 
 // agentChanged applies the revocation of a's JWTs on this replica and has

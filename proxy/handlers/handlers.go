@@ -58,6 +58,8 @@ type Enclave interface {
 	SigningKey(ctx context.Context, req wire.SigningKeyRequest) (wire.SigningKeyResponse, error)
 	SignIntent(ctx context.Context, req wire.SignIntentRequest) (wire.SignIntentResponse, error)
 	SealGuardrails(ctx context.Context, req wire.SealGuardrailsRequest) ([]byte, error)
+	RevokeToken(ctx context.Context, token string) (int64, error)
+	SetCutoff(ctx context.Context, req wire.SetCutoffRequest) (int64, error)
 	Attest(ctx context.Context, nonce []byte) ([]byte, error)
 	Health(ctx context.Context) (wire.HealthResponse, error)
 	PublicKeys(ctx context.Context) ([]wire.PublicKey, error)

@@ -31,8 +31,8 @@ func memberWriteError(err error, lastOwner string) error {
 // change a member's role; only an owner may grant or remove owner, and the
 // last owner is never demoted (409). A real change cuts off the member's
 // access tokens in the organization at once (they carry the old role; a new
-// sign-in gets the new one); API keys see the new role within the key
-// cache's lifetime.
+// sign-in gets the new one), in the enclave too; API keys see the new role
+// within the key cache's lifetime.
 func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 	userID, entry, err := auditedID(r, "user_id", "user", "org/member/")
 	if err != nil {
@@ -49,6 +49,9 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 		return badField("role", "is required and must be one of owner, admin, member (exact lowercase)")
 	}
 	p := principal(r)
+	if err := h.memberCutoffFirst(r, userID, in.Role); err != nil {
+		return err
+	}
 	m, err := h.Orgs.UpdateMemberRole(r.Context(), p.OrgID, userID, *in.Role, func(cur store.Member) error {
 		return ownerOnly(p.Role, cur, *in.Role)
 	}, entry.Prepare(http.StatusOK))
@@ -58,12 +61,66 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, toMember(m))
 }
 
+// memberCutoffFirst has the enclave cut off the tokens of member userID
+// before its role changes to *role (nil: before its removal), when the
+// change is one the caller may make (checked again in the change's
+// transaction). It runs before that transaction starts, so the cut-off the
+// database then records, which new tokens are stamped with, is never
+// before the enclave's (enclave/internal/ops.CutoffMargin). No real change
+// needs no cut-off; an unknown member is left to the change (404).
+func (h *Handlers) memberCutoffFirst(r *http.Request, userID string, role *string) error {
+	p := principal(r)
+	cur, _, err := h.Shares.MemberRole(r.Context(), p.OrgID, userID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	next := ""
+	if role != nil {
+		next = *role
+	}
+	if err := ownerOnly(p.Role, store.Member{Role: cur}, next); err != nil || cur == next {
+		return err
+	}
+	if cur == "owner" {
+		if last, err := h.lastOwner(r, p.OrgID); err != nil || last {
+			return err // the change answers 409
+		}
+	}
+	return h.callerCutoff(r, p.OrgID, userID, 0)
+}
+
+// lastOwner reports whether orgID has at most one owner (a change that
+// leaves it none is refused).
+func (h *Handlers) lastOwner(r *http.Request, orgID string) (bool, error) {
+	const page = 500
+	owners, after := 0, ""
+	for {
+		ms, err := h.Accounts.ListMembers(r.Context(), orgID, after, page)
+		if err != nil {
+			return false, err
+		}
+		for _, m := range ms {
+			if m.Role == "owner" {
+				owners++
+			}
+		}
+		if len(ms) < page || owners > 1 {
+			return owners <= 1, nil
+		}
+		after = ms[len(ms)-1].UserID
+	}
+}
+
 // RemoveMember answers DELETE /v1/org/members/{user_id}: owners and admins
 // remove a member (only an owner removes an owner; never the last owner,
 // 409). Its API keys, refresh tokens and policies in the organization go
 // with it, and the vaults whose policy sets changed are sealed again. The
 // user account stays; its access tokens for the organization stop working
-// at once (a user cut-off, see store.RevokeUserTokens).
+// at once, in the proxy (a user cut-off, see store.RevokeUserTokens) and in
+// the enclave.
 func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 	userID, entry, err := auditedID(r, "user_id", "user", "org/member/")
 	if err != nil {
@@ -73,6 +130,9 @@ func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principal(r)
+	if err := h.memberCutoffFirst(r, userID, nil); err != nil {
+		return err
+	}
 	out, err := h.Orgs.RemoveMember(r.Context(), p.OrgID, userID, func(cur store.Member) error {
 		return ownerOnly(p.Role, cur, "")
 	}, entry.Prepare(http.StatusNoContent))

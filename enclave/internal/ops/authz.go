@@ -2,11 +2,11 @@ package ops
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"time"
 
+	"github.com/opencustody/ocv/enclave/internal/floors"
 	"github.com/opencustody/ocv/enclave/internal/tokens"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/keyvault"
@@ -34,6 +34,9 @@ type authorizer struct {
 	versions     *setVersions
 	sets         *setCache[*sealedSet]
 	guardSets    *setCache[*verifiedGuardrails]
+	// cutoffs holds the revocation floors (sign-outs and cut-offs, see
+	// revocation.go); nil refuses every token (fail closed).
+	cutoffs *floors.Store
 }
 
 func newAuthorizer(ctx context.Context, ks keyvault.KeyStore, cfg Config, now func() time.Time) (*authorizer, error) {
@@ -62,20 +65,16 @@ func forbidden(why string) error {
 	return fmt.Errorf("%w: %s", wire.ErrForbidden, why)
 }
 
-// verifyToken verifies an access token at the enclave's clock. A bad token
-// is Forbidden; a key-store failure while looking up the key is an outage.
+// verifyToken verifies an access token at the enclave's clock and refuses
+// a revoked one (checkRevocation). A bad token is Forbidden; a key-store
+// failure while looking up the key or a floor is an outage.
 func (a *authorizer) verifyToken(ctx context.Context, token string) (tokens.Claims, error) {
-	if token == "" {
-		return tokens.Claims{}, forbidden("no token")
+	c, err := a.verifySigned(ctx, token)
+	if err != nil {
+		return tokens.Claims{}, err
 	}
-	c, err := a.verifier.Verify(ctx, token, a.now())
-	switch {
-	case errors.Is(err, tokens.ErrExpired):
-		return tokens.Claims{}, forbidden("token expired")
-	case errors.Is(err, tokens.ErrInvalidToken):
-		return tokens.Claims{}, forbidden("token invalid")
-	case err != nil:
-		return tokens.Claims{}, fmt.Errorf("%w: verifying token: %w", wire.ErrUnavailable, err)
+	if err := a.checkRevocation(ctx, c); err != nil {
+		return tokens.Claims{}, err
 	}
 	return c, nil
 }

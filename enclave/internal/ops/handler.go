@@ -84,6 +84,7 @@ func New(ctx context.Context, ks keyvault.KeyStore, issuer attestation.Issuer, c
 		return nil, fmt.Errorf("%w: the key store cannot keep anti-rollback floors", keyvault.ErrUnsupported)
 	}
 	fl := floors.New(rs, floors.Config{Refresh: cfg.FloorRefresh, Now: now})
+	authz.cutoffs = fl
 	return &Handler{ks: ks, sealer: sealer, issuer: issuer, channelPub: channelPub, jwt: jwt, authz: authz, floors: fl, mode: cfg.Mode}, nil
 }
 
@@ -228,6 +229,8 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 			return out, err
 		}
 		return resp.Append(out)
+	case wire.OpRevokeToken, wire.OpSetCutoff:
+		return h.dispatchRevocation(ctx, op, body, out)
 	case wire.OpDestroySigningKey:
 		var req wire.DestroySigningKeyRequest
 		if err := req.Decode(body); err != nil {

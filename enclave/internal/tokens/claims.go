@@ -33,6 +33,14 @@ type Claims struct {
 	IntentsAPIEnabled bool
 	IssuedAt          time.Time
 	ExpiresAt         time.Time
+	// IssuedAtMs is the issue time in Unix milliseconds: the iat_ms claim
+	// when present (it must fall within the second iat names, or be the
+	// next whole second, as the minter rounds up), else iat in
+	// milliseconds. Revocation cut-offs are compared with it.
+	IssuedAtMs int64
+	// PlatformRole is the platform_role claim ("admin" or "super_admin"
+	// for platform administrators; "" when absent).
+	PlatformRole string
 }
 
 // maxScopes bounds the scopes claim; the token length bounds it anyway.
@@ -83,6 +91,14 @@ func claimsOf(fields map[string]json.RawMessage, audience string) (Claims, error
 	if c.IssuedAt, err = numericDate(fields[wire.ClaimIssuedAt], wire.ClaimIssuedAt); err != nil {
 		return Claims{}, err
 	}
+	if c.IssuedAtMs, err = issuedAtMs(fields[wire.ClaimIssuedAtMs], c.IssuedAt); err != nil {
+		return Claims{}, err
+	}
+	if raw, ok := fields[wire.ClaimPlatformRole]; ok && !isNull(raw) {
+		if json.Unmarshal(raw, &c.PlatformRole) != nil {
+			return Claims{}, invalid("platform_role is not a string")
+		}
+	}
 	if raw, ok := fields[wire.ClaimRole]; ok && !isNull(raw) {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
@@ -112,6 +128,22 @@ func claimsOf(fields map[string]json.RawMessage, audience string) (Claims, error
 		}
 	}
 	return c, nil
+}
+
+// issuedAtMs reads the optional iat_ms claim: an integer of milliseconds
+// from iat's whole second to the next one (inclusive). Absent or null: iat
+// in milliseconds. So a token cannot claim to be newer than its iat (and
+// slip past a cut-off) beyond the minter's rounding.
+func issuedAtMs(raw json.RawMessage, iat time.Time) (int64, error) {
+	lo := iat.Unix() * 1000
+	if len(raw) == 0 || isNull(raw) {
+		return iat.UnixMilli(), nil
+	}
+	ms, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil || ms < lo || ms > lo+1000 {
+		return 0, invalid("iat_ms is not an integer within iat's second")
+	}
+	return ms, nil
 }
 
 // notBefore reads the optional nbf claim; the zero time when absent.

@@ -25,7 +25,8 @@ func TestVerifyReadsWireClaims(t *testing.T) {
 				IssuedAt: now.Unix() - 10, ExpiresAt: now.Unix() + 900, ID: "jti-1", OrgID: "org-1",
 				Type: policy.PrincipalUser, Role: "admin", PlatformRole: "super_admin", IssuedAtMs: now.UnixMilli() - 10_000},
 			want: Claims{Issuer: "https://ocv.test", Subject: "user-1", OrgID: "org-1", PrincipalType: policy.PrincipalUser,
-				Role: policy.RoleAdmin, JTI: "jti-1", IssuedAt: time.Unix(now.Unix()-10, 0), ExpiresAt: time.Unix(now.Unix()+900, 0)},
+				Role: policy.RoleAdmin, JTI: "jti-1", IssuedAt: time.Unix(now.Unix()-10, 0), ExpiresAt: time.Unix(now.Unix()+900, 0),
+				IssuedAtMs: now.UnixMilli() - 10_000, PlatformRole: "super_admin"},
 		},
 		"agent": {
 			claims: wire.Claims{Issuer: "https://ocv.test", Subject: "agent-1", Audience: wire.TokenAudience,
@@ -34,7 +35,7 @@ func TestVerifyReadsWireClaims(t *testing.T) {
 				ExecutionIntentsEnabled: &no, IntentsRequireTEE: true, IssuedAtMs: now.UnixMilli() - 10_000},
 			want: Claims{Issuer: "https://ocv.test", Subject: "agent-1", OrgID: "org-1", PrincipalType: policy.PrincipalAgent,
 				JTI: "jti-2", Environment: "prod", Scopes: []string{"prod/*"}, HasScopes: true, IntentsAPIEnabled: true,
-				IssuedAt: time.Unix(now.Unix()-10, 0), ExpiresAt: time.Unix(now.Unix()+900, 0)},
+				IssuedAt: time.Unix(now.Unix()-10, 0), ExpiresAt: time.Unix(now.Unix()+900, 0), IssuedAtMs: now.UnixMilli() - 10_000},
 		},
 	}
 	for name, tc := range tests {

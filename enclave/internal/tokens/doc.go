@@ -15,10 +15,12 @@
 // (wire.TokenLifetimes), all from the enclave's own configuration. So a
 // token signed for ten years is refused even though the enclave signed it.
 //
-// Revocation and the existence of the subject are the proxy's concern: the
-// enclave cannot see them, so a revoked token stays usable against the
-// enclave until it expires, which is now at most one lifetime
-// (docs/threat-model.md).
+// Revocation is not the verifier's: the enclave's authorisation
+// (enclave/internal/ops, revocation.go) refuses a verified token that was
+// signed out or issued before a cut-off of its principal, from floors kept
+// in the HSM, for every token (also one cached here). For that the claims
+// carry IssuedAtMs (iat_ms, bound to iat's second) and PlatformRole. The
+// existence of the subject is still the proxy's concern.
 //
 // Trust level: trusted (runs only inside the enclave). Every token it parses
 // may come from an attacker.

@@ -22,6 +22,7 @@ func TestVerifyAccepts(t *testing.T) {
 	require.Equal(t, Claims{
 		Issuer: "https://ocv.test", Subject: "user-1", OrgID: "org-1", PrincipalType: policy.PrincipalUser,
 		Role: policy.RoleOwner, JTI: "jti-1", IssuedAt: time.Unix(now.Unix()-10, 0), ExpiresAt: time.Unix(now.Unix()+900, 0),
+		IssuedAtMs: (now.Unix() - 10) * 1000,
 	}, c)
 
 	agent := with(func(m map[string]any) {
