@@ -6,22 +6,29 @@ type Op uint16
 // Operations. The first frame of every connection is OpAttest, unMAC'd; it
 // sets up the session. Every later frame carries a MAC.
 const (
-	OpAttest         Op = 1
-	OpCreateKEK      Op = 2
-	OpSeal           Op = 3
-	OpOpen           Op = 4
-	OpSignJWT        Op = 5
-	OpPublicKeys     Op = 6
-	OpHealth         Op = 7
+	OpAttest     Op = 1
+	OpCreateKEK  Op = 2
+	OpSeal       Op = 3
+	OpOpen       Op = 4
+	OpSignJWT    Op = 5
+	OpPublicKeys Op = 6
+	OpHealth     Op = 7
+	// OpSignAuditHead signed any head it was sent; retired, the enclave
+	// refuses it (OpExtendAuditHead replaces it).
 	OpSignAuditHead  Op = 8
 	OpSealPolicySet  Op = 9
 	OpSigningKey     Op = 10
 	OpSignIntent     Op = 11
 	OpSealGuardrails Op = 12
+	// OpExtendAuditHead extends an organization's audit chain from the
+	// last head the enclave signed and signs the new head.
+	OpExtendAuditHead Op = 17
 )
 
 // Valid reports whether op is a known operation.
-func (op Op) Valid() bool { return op >= OpAttest && op <= OpSealGuardrails }
+func (op Op) Valid() bool {
+	return (op >= OpAttest && op <= OpSealGuardrails) || op == OpExtendAuditHead
+}
 
 // String names the operation for logs.
 func (op Op) String() string {
@@ -50,6 +57,8 @@ func (op Op) String() string {
 		return "sign_intent"
 	case OpSealGuardrails:
 		return "seal_guardrails"
+	case OpExtendAuditHead:
+		return "extend_audit_head"
 	default:
 		return "unknown"
 	}
