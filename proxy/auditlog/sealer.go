@@ -121,7 +121,7 @@ func (s *Sealer) signChain(ctx context.Context, org string) error {
 		return err
 	}
 	if !ok {
-		last.Hash = auditchain.Genesis
+		last = store.SignedHead{ChainHead: store.ChainHead{OrgID: org, Hash: auditchain.Genesis}}
 	}
 	for {
 		evs, err := s.db.ChainEvents(ctx, org, last.Seq, wire.MaxAuditDigests)
