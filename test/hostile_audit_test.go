@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -36,7 +37,8 @@ func extendHead(t *testing.T, sess *client.Session, req wire.ExtendAuditHeadRequ
 	return code, resp
 }
 
-// lastSignedHead reads the newest head the proxy stored for orgID.
+// lastSignedHead reads the newest head the proxy stored for orgID (the
+// genesis, seq 0, when there is none).
 func lastSignedHead(t *testing.T, s *stack.Stack, orgID string) (seq int64, hash [32]byte) {
 	t.Helper()
 	ctx := context.Background()
@@ -44,8 +46,12 @@ func lastSignedHead(t *testing.T, s *stack.Stack, orgID string) (seq int64, hash
 	require.NoError(t, err)
 	defer conn.Close(ctx)
 	var h []byte
-	require.NoError(t, conn.QueryRow(ctx, `SELECT chain_seq, hash FROM audit_heads WHERE org_id = $1
-		ORDER BY chain_seq DESC LIMIT 1`, orgID).Scan(&seq, &h))
+	err = conn.QueryRow(ctx, `SELECT chain_seq, hash FROM audit_heads WHERE org_id = $1
+		ORDER BY chain_seq DESC LIMIT 1`, orgID).Scan(&seq, &h)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, [32]byte{}
+	}
+	require.NoError(t, err)
 	copy(hash[:], h)
 	return seq, hash
 }
