@@ -60,6 +60,9 @@ type Config struct {
 	LogLevel      string        `yaml:"log_level"`       // OCV_LOG_LEVEL
 	AccessLog     bool          `yaml:"access_log"`      // OCV_ACCESS_LOG
 	SealInterval  time.Duration `yaml:"audit_seal_interval"`
+	// AuditHeadsDir receives every signed audit head outside PostgreSQL,
+	// a file per organization (auditlog.DirSink). Default DataDir/audit-heads.
+	AuditHeadsDir string `yaml:"audit_heads_dir"` // OCV_AUDIT_HEADS_DIR
 	// AdminListen serves /metrics and /debug/pprof; "" disables it. Keep it
 	// on loopback or a private interface.
 	AdminListen string `yaml:"admin_listen"` // OCV_ADMIN_LISTEN
@@ -138,6 +141,9 @@ func LoadConfig(path string) (Config, error) {
 	if len(c.AttestationRoots) == 0 {
 		c.AttestationRoots = []string{filepath.Join(c.DataDir, "attestation", "root.pem")}
 	}
+	if c.AuditHeadsDir == "" {
+		c.AuditHeadsDir = filepath.Join(c.DataDir, "audit-heads")
+	}
 	return c, c.Validate()
 }
 
@@ -175,6 +181,7 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 	str(&c.PublicURL, "OCV_PUBLIC_URL")
 	str(&c.DatabaseURL, "OCV_DATABASE_URL")
 	str(&c.DataDir, "OCV_DATA_DIR")
+	str(&c.AuditHeadsDir, "OCV_AUDIT_HEADS_DIR")
 	str(&c.EnclaveAddr, "OCV_ENCLAVE_ADDR")
 	str(&c.ProxyIdentityKey, "OCV_PROXY_IDENTITY_KEY")
 	list(&c.AttestationRoots, "OCV_ATTESTATION_ROOT")

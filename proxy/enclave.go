@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/opencustody/ocv/enclave/client"
-	"github.com/opencustody/ocv/enclave/wire"
-	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/handlers"
 )
 
@@ -23,12 +21,4 @@ func (e EnclaveAdapter) State() handlers.EnclaveState {
 func (e EnclaveAdapter) SignJWT(ctx context.Context, claims []byte) (string, error) {
 	tok, _, err := e.Client.SignJWT(ctx, claims)
 	return tok, err
-}
-
-// SignAuditHead signs an organization's audit chain head.
-func (e EnclaveAdapter) SignAuditHead(ctx context.Context, h store.ChainHead) ([]byte, string, error) {
-	req := wire.SignAuditHeadRequest{OrgID: h.OrgID, Seq: uint64(h.Seq), EventID: h.EventID}
-	copy(req.Hash[:], h.Hash)
-	resp, err := e.Client.SignAuditHead(ctx, req)
-	return resp.Signature, resp.KID, err
 }

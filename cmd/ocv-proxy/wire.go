@@ -66,7 +66,14 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 
 	audits := auditlog.NewCommitter(db, 2, 512)
 	s.onClose(audits.Close) // flushes the events of the last requests
-	s.loop(quiet(auditlog.NewSealer(db, enclave, cfg.SealInterval, log.With("component", "audit-sealer")).Run))
+	metrics := newMetrics(ec, audits)
+	heads, err := auditlog.NewDirSink(cfg.AuditHeadsDir)
+	if err != nil {
+		return err
+	}
+	sealer := auditlog.NewSealer(db, enclave, heads, cfg.SealInterval, log.With("component", "audit-sealer"))
+	sealer.Failures = metrics.Counter("ocv_audit_head_failures_total")
+	s.loop(quiet(sealer.Run))
 
 	minter := auth.NewMinter(enclave, cfg.PublicURL, cfg.TokenTTL)
 	minter.AgentTTL = cfg.AgentTokenTTL
@@ -97,7 +104,6 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	s.loop(quiet(webhooks.Run))
 	s.loop(quiet(txwatch.New(db, chains, txwatch.Config{Interval: cfg.TxWatchInterval}, log.With("component", "txwatch")).Run))
 
-	metrics := newMetrics(ec, audits)
 	srv := proxy.NewServer(cfg, log, h, audits, verifier, metrics, ipRules, proxy.Limits{Meter: meter, Idempotency: db})
 	s.loop(srv.SweepLimiter)
 	if cfg.AdminListen != "" {

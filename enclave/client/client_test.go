@@ -67,10 +67,11 @@ func TestOperations(t *testing.T) {
 	digest := sha256.Sum256([]byte(token[:dot]))
 	require.True(t, ecdsa.Verify(pub, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])))
 
-	head := wire.SignAuditHeadRequest{OrgID: "org", Seq: 3, EventID: 42, Hash: sha256.Sum256([]byte("h"))}
-	signed, err := c.SignAuditHead(ctx, head)
+	head := wire.ExtendAuditHeadRequest{OrgID: "org", LastEventID: 42, Digests: [][32]byte{sha256.Sum256([]byte("h"))}}
+	signed, err := c.ExtendAuditHead(ctx, head)
 	require.NoError(t, err)
-	msg, err := wire.AuditHeadMessage(head.OrgID, head.Seq, head.EventID, head.Hash)
+	require.Equal(t, uint64(1), signed.Seq)
+	msg, err := wire.AuditHeadMessage(head.OrgID, signed.Seq, head.LastEventID, signed.Hash)
 	require.NoError(t, err)
 	digest = sha256.Sum256(msg)
 	require.True(t, ecdsa.Verify(pub, digest[:], new(big.Int).SetBytes(signed.Signature[:32]), new(big.Int).SetBytes(signed.Signature[32:])))

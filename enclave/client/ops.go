@@ -148,19 +148,6 @@ func (c *Client) Health(ctx context.Context) (wire.HealthResponse, error) {
 	return resp, nil
 }
 
-// SignAuditHead has the enclave sign an organization's audit chain head;
-// the signature covers SHA-256 of wire.AuditHeadMessage.
-func (c *Client) SignAuditHead(ctx context.Context, req wire.SignAuditHeadRequest) (wire.SignAuditHeadResponse, error) {
-	var resp wire.SignAuditHeadResponse
-	cn, err := c.call(ctx, wire.OpSignAuditHead, true, &req, &resp)
-	if err != nil {
-		return wire.SignAuditHeadResponse{}, err
-	}
-	out := wire.SignAuditHeadResponse{Signature: bytes.Clone(resp.Signature), KID: resp.KID}
-	c.put(cn)
-	return out, nil
-}
-
 // SealPolicySet has the enclave MAC a vault's new policy set (the
 // policy.EncodeSet bytes at req.Version) for the human in req.ChangerToken,
 // an owner or admin of req.OrgID, and returns the MAC to store with the

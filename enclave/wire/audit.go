@@ -10,61 +10,6 @@ import (
 // AuditHeadPrefix starts every signed audit chain head message.
 const AuditHeadPrefix = "ocv-audit-head-v1\n"
 
-// SignAuditHeadRequest asks the enclave to sign an organization's audit
-// chain head: the sequence number and id of the newest sealed event and its
-// chain hash.
-type SignAuditHeadRequest struct {
-	OrgID   string
-	Seq     uint64
-	EventID int64
-	Hash    [32]byte
-}
-
-// Append implements Message.
-func (m *SignAuditHeadRequest) Append(b []byte) ([]byte, error) {
-	b, err := appendString(b, m.OrgID, MaxIDLen, "org id")
-	if err != nil {
-		return b, err
-	}
-	b = appendU64(b, m.Seq)
-	b = appendU64(b, uint64(m.EventID))
-	return append(b, m.Hash[:]...), nil
-}
-
-// Decode implements Message.
-func (m *SignAuditHeadRequest) Decode(b []byte) error {
-	d := decoder{b: b}
-	m.OrgID = d.str(MaxIDLen, "org id")
-	m.Seq = d.u64("seq")
-	m.EventID = int64(d.u64("event id"))
-	d.fixed(m.Hash[:], "hash")
-	return d.finish()
-}
-
-// SignAuditHeadResponse carries the ES256 signature (raw r‖s, 64 bytes,
-// low-S) over SHA-256 of AuditHeadMessage, and the kid of the key.
-type SignAuditHeadResponse struct {
-	Signature []byte
-	KID       string
-}
-
-// Append implements Message.
-func (m *SignAuditHeadResponse) Append(b []byte) ([]byte, error) {
-	b, err := appendBytes(b, m.Signature, MaxShortLen, "signature")
-	if err != nil {
-		return b, err
-	}
-	return appendString(b, m.KID, MaxShortLen, "kid")
-}
-
-// Decode implements Message.
-func (m *SignAuditHeadResponse) Decode(b []byte) error {
-	d := decoder{b: b}
-	m.Signature = d.bytes(MaxShortLen, "signature")
-	m.KID = d.str(MaxShortLen, "kid")
-	return d.finish()
-}
-
 // AuditHeadMessage builds the exact message the enclave signs for an audit
 // chain head, so that a verifier can rebuild it:
 //

@@ -6,13 +6,15 @@ type Op uint16
 // Operations. The first frame of every connection is OpAttest, unMAC'd; it
 // sets up the session. Every later frame carries a MAC.
 const (
-	OpAttest         Op = 1
-	OpCreateKEK      Op = 2
-	OpSeal           Op = 3
-	OpOpen           Op = 4
-	OpSignJWT        Op = 5
-	OpPublicKeys     Op = 6
-	OpHealth         Op = 7
+	OpAttest     Op = 1
+	OpCreateKEK  Op = 2
+	OpSeal       Op = 3
+	OpOpen       Op = 4
+	OpSignJWT    Op = 5
+	OpPublicKeys Op = 6
+	OpHealth     Op = 7
+	// OpSignAuditHead signed any head it was sent; retired, the enclave
+	// refuses it (OpExtendAuditHead replaces it).
 	OpSignAuditHead  Op = 8
 	OpSealPolicySet  Op = 9
 	OpSigningKey     Op = 10
@@ -20,6 +22,9 @@ const (
 	OpSealGuardrails Op = 12
 	OpRevokeToken    Op = 15
 	OpSetCutoff      Op = 16
+	// OpExtendAuditHead extends an organization's audit chain from the
+	// last head the enclave signed and signs the new head.
+	OpExtendAuditHead Op = 17
 	// OpDestroySigningKey destroys retired versions of an agent's signing
 	// key in the HSM.
 	OpDestroySigningKey Op = 18
@@ -27,7 +32,7 @@ const (
 
 // Valid reports whether op is a known operation.
 func (op Op) Valid() bool {
-	return op >= OpAttest && op <= OpSealGuardrails || op == OpRevokeToken || op == OpSetCutoff || op == OpDestroySigningKey
+	return (op >= OpAttest && op <= OpSealGuardrails) || (op >= OpRevokeToken && op <= OpDestroySigningKey)
 }
 
 // String names the operation for logs.
@@ -61,6 +66,8 @@ func (op Op) String() string {
 		return "revoke_token"
 	case OpSetCutoff:
 		return "set_cutoff"
+	case OpExtendAuditHead:
+		return "extend_audit_head"
 	case OpDestroySigningKey:
 		return "destroy_signing_key"
 	default:

@@ -38,10 +38,12 @@ func sampleMessages() map[string]struct{ in, out Message } {
 			{KID: "k1", Alg: "ES256", Curve: "P-256", X: bytes.Repeat([]byte{1}, 32), Y: bytes.Repeat([]byte{2}, 32)},
 			{KID: "k2", Alg: "ES256", Curve: "P-256", X: bytes.Repeat([]byte{3}, 32), Y: bytes.Repeat([]byte{4}, 32)},
 		}}, &PublicKeysResponse{}},
-		"health":           {&HealthRequest{}, &HealthRequest{}},
-		"health reply":     {&HealthResponse{HSM: HSMOK, Mode: ModeSimulated, KeyCount: 1, Detail: "d"}, &HealthResponse{}},
-		"audit head":       {&SignAuditHeadRequest{OrgID: "o", Seq: 5, EventID: -1, Hash: hash}, &SignAuditHeadRequest{}},
-		"audit head reply": {&SignAuditHeadResponse{Signature: bytes.Repeat([]byte{5}, 64), KID: "k"}, &SignAuditHeadResponse{}},
+		"health":       {&HealthRequest{}, &HealthRequest{}},
+		"health reply": {&HealthResponse{HSM: HSMOK, Mode: ModeSimulated, KeyCount: 1, Detail: "d"}, &HealthResponse{}},
+		"extend audit head": {&ExtendAuditHeadRequest{OrgID: "o", PrevSeq: 5, PrevHash: hash, LastEventID: -1,
+			Digests: [][32]byte{hash, {9}}}, &ExtendAuditHeadRequest{}},
+		"extend audit head reply": {&ExtendAuditHeadResponse{Seq: 7, Hash: hash, Signature: bytes.Repeat([]byte{5}, 64), KID: "k"},
+			&ExtendAuditHeadResponse{}},
 	}
 }
 

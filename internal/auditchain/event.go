@@ -62,9 +62,30 @@ func OutcomeFor(status int) string {
 // Genesis is the previous hash of the first event of every chain.
 var Genesis = make([]byte, sha256.Size)
 
-// Hash returns SHA-256(prev ‖ canonical(e)) for e at position e.ChainSeq
-// after the event e.PrevID.
+// Digest returns SHA-256(canonical(e)), what the enclave is given for e.
+func Digest(e *Event) [sha256.Size]byte { return sha256.Sum256(Canonical(e)) }
+
+// Link returns the chain hash after prev for an event of the given digest:
+// SHA-256(prev ‖ digest). The enclave computes the same link from the
+// digests it is sent (enclave/internal/ops, ExtendAuditHead).
+func Link(prev []byte, digest [sha256.Size]byte) [sha256.Size]byte {
+	var buf [2 * sha256.Size]byte
+	copy(buf[:sha256.Size], prev)
+	copy(buf[sha256.Size:], digest[:])
+	return sha256.Sum256(buf[:])
+}
+
+// Hash returns the chain hash of e at position e.ChainSeq after the event
+// e.PrevID: Link(prev, Digest(e)).
 func Hash(prev []byte, e *Event) []byte {
+	h := Link(prev, Digest(e))
+	return h[:]
+}
+
+// LegacyHash is the link of chains sealed before the enclave extended them:
+// SHA-256(prev ‖ canonical(e)). A verifier accepts it only for a chain's
+// prefix (see Walker).
+func LegacyHash(prev []byte, e *Event) []byte {
 	h := sha256.New()
 	h.Write(prev)
 	h.Write(Canonical(e))

@@ -69,3 +69,40 @@ func TestOutcomeFor(t *testing.T) {
 	require.Equal(t, OutcomeDenied, OutcomeFor(403))
 	require.Equal(t, OutcomeFailure, OutcomeFor(404))
 }
+
+// TestLegacyPrefix: legacy links verify only before the first current one.
+func TestLegacyPrefix(t *testing.T) {
+	build := func(legacy []bool) []*Event {
+		c := chain(len(legacy))
+		prev := Genesis
+		for i, e := range c {
+			if legacy[i] {
+				e.Hash = LegacyHash(prev, e)
+			} else {
+				e.Hash = Hash(prev, e)
+			}
+			prev = e.Hash
+		}
+		return c
+	}
+	walk := func(c []*Event) error {
+		w := NewWalker("org")
+		for _, e := range c {
+			if err := w.Next(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	require.NoError(t, walk(build([]bool{true, true, false, false})))
+	require.NoError(t, walk(build([]bool{true, true, true})))
+	var be *BrokenLinkError
+	require.True(t, errors.As(walk(build([]bool{true, false, true})), &be))
+	require.Equal(t, int64(3), be.ChainSeq)
+}
+
+func TestHashIsLinkOfDigest(t *testing.T) {
+	e := chain(1)[0]
+	l := Link(Genesis, Digest(e))
+	require.Equal(t, l[:], Hash(Genesis, e))
+}

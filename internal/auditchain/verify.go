@@ -23,6 +23,9 @@ type Walker struct {
 	prevHash []byte
 	prevID   int64
 	seq      int64
+	// current is set once an event links with Hash: from then on the
+	// legacy link is refused, so legacy links form at most a prefix.
+	current bool
 }
 
 // NewWalker starts a walk at the genesis of orgID's chain.
@@ -44,7 +47,11 @@ func (w *Walker) Next(e *Event) error {
 	case e.PrevID != w.prevID:
 		return broken(fmt.Sprintf("prev_id is %d, want %d", e.PrevID, w.prevID))
 	}
-	if subtle.ConstantTimeCompare(Hash(w.prevHash, e), e.Hash) != 1 {
+	switch {
+	case subtle.ConstantTimeCompare(Hash(w.prevHash, e), e.Hash) == 1:
+		w.current = true
+	case !w.current && subtle.ConstantTimeCompare(LegacyHash(w.prevHash, e), e.Hash) == 1:
+	default:
 		return broken("hash does not match the event's content")
 	}
 	w.prevHash, w.prevID, w.seq = e.Hash, e.ID, e.ChainSeq

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -27,6 +28,7 @@ func auditVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	dbURL := fs.String("database-url", os.Getenv("OCV_DATABASE_URL"), "PostgreSQL URL (read access is enough; default $OCV_DATABASE_URL)")
 	org := fs.String("org", "", "verify only this organization's chain")
 	jwksPath := fs.String("jwks", "", "JWKS file (GET /.well-known/jwks.json) to check the enclave's signatures on chain heads")
+	headsDir := fs.String("heads", "", "directory of the proxy's external audit heads (audit_heads_dir): fail when the database is behind or disagrees with them")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -50,10 +52,31 @@ func auditVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if orgs, err = db.ChainOrgs(ctx); err != nil {
 			return err
 		}
+		if *headsDir != "" {
+			// An organization whose every event was deleted is still in
+			// the external heads.
+			if orgs, err = withHeadOrgs(orgs, *headsDir); err != nil {
+				return err
+			}
+		}
+	}
+	if *headsDir != "" && keys == nil {
+		fmt.Fprintln(stderr, "note: without --jwks the signatures of the heads are not checked")
 	}
 	failed := false
 	for _, o := range orgs {
-		n, err := verifyChain(ctx, db, o, keys)
+		var ext []store.SignedHead
+		if *headsDir != "" {
+			if ext, err = readHeads(*headsDir, o); err != nil {
+				failed = true
+				fmt.Fprintln(stdout, "FAIL", err)
+				continue
+			}
+			if ext == nil {
+				fmt.Fprintf(stderr, "note: org %s has no external heads\n", o)
+			}
+		}
+		n, err := verifyChain(ctx, db, o, keys, ext)
 		if err != nil {
 			failed = true
 			fmt.Fprintln(stdout, "FAIL", err)
@@ -67,16 +90,21 @@ func auditVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-// verifyChain walks one organization's chain and checks its signed heads.
-func verifyChain(ctx context.Context, db *store.Store, org string, keys map[string]*ecdsa.PublicKey) (int64, error) {
+// verifyChain walks one organization's chain and checks it against its
+// signed heads, those in the database and ext, the external ones.
+func verifyChain(ctx context.Context, db *store.Store, org string, keys map[string]*ecdsa.PublicKey, ext []store.SignedHead) (int64, error) {
 	w := auditchain.NewWalker(org)
-	hashes := map[int64][]byte{}
 	heads, err := db.Heads(ctx, org)
 	if err != nil {
 		return 0, err
 	}
-	for _, h := range heads {
-		hashes[h.Seq] = nil
+	type at struct {
+		hash []byte
+		id   int64
+	}
+	seen := map[int64]*at{}
+	for _, h := range append(heads, ext...) {
+		seen[h.Seq] = nil
 	}
 	for {
 		evs, err := db.ChainEvents(ctx, org, w.Seq(), 1000)
@@ -87,28 +115,50 @@ func verifyChain(ctx context.Context, db *store.Store, org string, keys map[stri
 			if err := w.Next(e); err != nil {
 				return 0, err
 			}
-			if _, ok := hashes[e.ChainSeq]; ok {
-				hashes[e.ChainSeq] = e.Hash
+			if _, ok := seen[e.ChainSeq]; ok {
+				seen[e.ChainSeq] = &at{hash: e.Hash, id: e.ID}
 			}
 		}
 		if len(evs) < 1000 {
 			break
 		}
 	}
-	for _, h := range heads {
-		got := hashes[h.Seq]
+	check := func(h store.SignedHead, where string) error {
+		broken := func(reason string) error {
+			return &auditchain.BrokenLinkError{OrgID: org, ChainSeq: h.Seq, EventID: h.EventID, Reason: reason}
+		}
+		got := seen[h.Seq]
 		switch {
 		case got == nil:
-			return 0, &auditchain.BrokenLinkError{OrgID: org, ChainSeq: h.Seq, EventID: h.EventID,
-				Reason: fmt.Sprintf("a signed head names seq %d but the chain ends at %d (events deleted)", h.Seq, w.Seq())}
-		case string(got) != string(h.Hash):
-			return 0, &auditchain.BrokenLinkError{OrgID: org, ChainSeq: h.Seq, EventID: h.EventID,
-				Reason: "the chain differs from the head the enclave signed"}
+			return broken(fmt.Sprintf("%s signed head names seq %d but the database's chain ends at %d (events or heads deleted)", where, h.Seq, w.Seq()))
+		case subtle.ConstantTimeCompare(got.hash, h.Hash) != 1:
+			return broken(fmt.Sprintf("the database's chain differs from the %s head the enclave signed", where))
+		case got.id != h.EventID:
+			return broken(fmt.Sprintf("the %s head names event %d, the database's chain has %d there", where, h.EventID, got.id))
 		}
 		if keys != nil {
 			if err := verifyHead(h, keys); err != nil {
-				return 0, &auditchain.BrokenLinkError{OrgID: org, ChainSeq: h.Seq, EventID: h.EventID, Reason: err.Error()}
+				return broken(where + " head: " + err.Error())
 			}
+		}
+		return nil
+	}
+	for _, h := range heads {
+		if err := check(h, "a"); err != nil {
+			return 0, err
+		}
+	}
+	var newestDB int64
+	if len(heads) > 0 {
+		newestDB = heads[len(heads)-1].Seq
+	}
+	for _, h := range ext {
+		if err := check(h, "an external"); err != nil {
+			return 0, err
+		}
+		if h.Seq > newestDB {
+			return 0, &auditchain.BrokenLinkError{OrgID: org, ChainSeq: h.Seq, EventID: h.EventID,
+				Reason: fmt.Sprintf("the database's signed heads end at seq %d, behind the external head at %d (heads deleted)", newestDB, h.Seq)}
 		}
 	}
 	return w.Seq(), nil

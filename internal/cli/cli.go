@@ -70,7 +70,7 @@ Tool server for AI agents (see docs/mcp.md):
                                                MCP over stdio (default) or streamable HTTP; key from $OCV_AGENT_KEY
 
 Offline verification:
-  ocv audit verify   walk every audit chain and name the first broken link
+  ocv audit verify   walk every audit chain and name the first broken link (--heads DIR: also against the external heads)
   ocv attest verify  verify an enclave attestation document offline
 
 Global flags (before or after the command):

@@ -210,3 +210,30 @@ func (s *Store) Heads(ctx context.Context, orgID string) ([]SignedHead, error) {
 	}
 	return out, rows.Err()
 }
+
+// UnsignedOrgs lists organizations whose sealed chain runs past their newest
+// signed head: the sealer has the enclave sign those (again, after a
+// failure).
+func (s *Store) UnsignedOrgs(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.org_id::text FROM audit_chain_state c
+		WHERE c.last_seq > coalesce((SELECT max(h.chain_seq) FROM audit_heads h WHERE h.org_id = c.org_id), 0)
+		ORDER BY 1 LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("listing unsigned organizations: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// LastHead returns the newest signed head of a chain (ok false: none).
+func (s *Store) LastHead(ctx context.Context, orgID string) (h SignedHead, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT org_id::text, chain_seq, event_id, hash, signature, kid, signed_at
+		FROM audit_heads WHERE org_id = $1 ORDER BY chain_seq DESC LIMIT 1`, orgID).
+		Scan(&h.OrgID, &h.Seq, &h.EventID, &h.Hash, &h.Signature, &h.KID, &h.SignedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return SignedHead{}, false, nil
+	}
+	if err != nil {
+		return SignedHead{}, false, fmt.Errorf("reading the last signed head: %w", err)
+	}
+	return h, true, nil
+}

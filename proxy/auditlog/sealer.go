@@ -2,9 +2,14 @@ package auditlog
 
 import (
 	"context"
+	"crypto/subtle"
+	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
+	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
 )
 
@@ -12,27 +17,42 @@ import (
 type ChainStore interface {
 	UnsealedOrgs(ctx context.Context, limit int) ([]string, error)
 	SealChain(ctx context.Context, orgID string, max int) (store.ChainHead, bool, error)
+	UnsignedOrgs(ctx context.Context, limit int) ([]string, error)
+	LastHead(ctx context.Context, orgID string) (store.SignedHead, bool, error)
+	ChainEvents(ctx context.Context, orgID string, afterSeq int64, limit int) ([]*auditchain.Event, error)
 	SaveHead(ctx context.Context, h store.SignedHead) error
 }
 
-// HeadSigner has the enclave sign a chain head.
+// HeadSigner has the enclave extend a chain over event digests and sign
+// the new head (enclave/client.Client).
 type HeadSigner interface {
-	SignAuditHead(ctx context.Context, h store.ChainHead) (sig []byte, kid string, err error)
+	ExtendAuditHead(ctx context.Context, req wire.ExtendAuditHeadRequest) (wire.ExtendAuditHeadResponse, error)
 }
 
-// Sealer chains unsealed events of every organization in batches and has
-// the enclave sign the new heads. Any number of replicas may run one: a
-// per-organization advisory lock lets one at a time extend a chain.
+// HeadSink keeps signed heads outside PostgreSQL (DirSink).
+type HeadSink interface {
+	AppendHead(ctx context.Context, h store.SignedHead) error
+}
+
+// Sealer chains unsealed events of every organization in batches, then has
+// the enclave extend each chain from its last signed head and sign the new
+// one, which it writes to the sink and then to the database. Any number of
+// replicas may run one: a per-organization advisory lock lets one at a time
+// extend a chain, and the enclave signs only heads that extend the last.
 type Sealer struct {
 	db       ChainStore
 	signer   HeadSigner
+	sink     HeadSink
 	interval time.Duration
 	log      *slog.Logger
+	// Failures counts heads that could not be signed or kept (each is
+	// retried at the next run); nil: not counted.
+	Failures *atomic.Uint64
 }
 
-// NewSealer returns a sealer that runs every interval.
-func NewSealer(db ChainStore, signer HeadSigner, interval time.Duration, log *slog.Logger) *Sealer {
-	return &Sealer{db: db, signer: signer, interval: interval, log: log}
+// NewSealer returns a sealer that runs every interval; sink may be nil.
+func NewSealer(db ChainStore, signer HeadSigner, sink HeadSink, interval time.Duration, log *slog.Logger) *Sealer {
+	return &Sealer{db: db, signer: signer, sink: sink, interval: interval, log: log}
 }
 
 // Run seals until ctx ends.
@@ -54,7 +74,11 @@ func (s *Sealer) Run(ctx context.Context) {
 // sealBatch bounds the events one transaction chains.
 const sealBatch = 5000
 
-// SealOnce chains everything unsealed now.
+// SealOnce chains everything unsealed now, then signs every chain that runs
+// past its last signed head. A head that cannot be signed is a warning and
+// a counted failure, and is tried again at the next run from the last head
+// that was kept: nothing is lost, and the enclave's floor keeps a retry
+// from counting events twice.
 func (s *Sealer) SealOnce(ctx context.Context) error {
 	orgs, err := s.db.UnsealedOrgs(ctx, 1000)
 	if err != nil {
@@ -62,21 +86,99 @@ func (s *Sealer) SealOnce(ctx context.Context) error {
 	}
 	for _, org := range orgs {
 		for {
-			head, ok, err := s.db.SealChain(ctx, org, sealBatch)
+			_, ok, err := s.db.SealChain(ctx, org, sealBatch)
 			if err != nil {
 				return err
 			}
 			if !ok {
 				break
 			}
-			// A head the enclave cannot sign now is signed at the next
-			// batch; the chain itself is already durable.
-			if sig, kid, err := s.signer.SignAuditHead(ctx, head); err != nil {
-				s.log.Debug("signing audit head", "org_id", org, "err", err)
-			} else if err := s.db.SaveHead(ctx, store.SignedHead{ChainHead: head, Signature: sig, KID: kid}); err != nil {
-				return err
+		}
+	}
+	unsigned, err := s.db.UnsignedOrgs(ctx, 1000)
+	if err != nil {
+		return err
+	}
+	for _, org := range unsigned {
+		if err := s.signChain(ctx, org); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s.log.Warn("audit head not signed; retrying at the next run", "org_id", org, "err", err)
+			if s.Failures != nil {
+				s.Failures.Add(1)
 			}
 		}
 	}
 	return nil
+}
+
+// signChain extends org's signed chain, wire.MaxAuditDigests events per
+// call, up to the end of what is sealed.
+func (s *Sealer) signChain(ctx context.Context, org string) error {
+	last, ok, err := s.db.LastHead(ctx, org)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		last = store.SignedHead{ChainHead: store.ChainHead{OrgID: org, Hash: auditchain.Genesis}}
+	}
+	for {
+		evs, err := s.db.ChainEvents(ctx, org, last.Seq, wire.MaxAuditDigests)
+		if err != nil || len(evs) == 0 {
+			return err
+		}
+		prev := last.ChainHead
+		// Events linked before the enclave extended chains (a legacy tail
+		// after the last head) cannot be extended over: start after them
+		// (trust on first use; docs/threat-model.d/audit.md).
+		for len(evs) > 0 && subtle.ConstantTimeCompare(auditchain.LegacyHash(prev.Hash, evs[0]), evs[0].Hash) == 1 {
+			prev = store.ChainHead{OrgID: org, Seq: evs[0].ChainSeq, EventID: evs[0].ID, Hash: evs[0].Hash}
+			evs = evs[1:]
+		}
+		if len(evs) == 0 {
+			last.ChainHead = prev
+			continue
+		}
+		head, err := s.extend(ctx, prev, evs)
+		if err != nil {
+			return err
+		}
+		if s.sink != nil {
+			if err := s.sink.AppendHead(ctx, head); err != nil {
+				return fmt.Errorf("writing the head to the external sink: %w", err)
+			}
+		}
+		if err := s.db.SaveHead(ctx, head); err != nil {
+			return err
+		}
+		last = head
+		if len(evs) < wire.MaxAuditDigests {
+			return nil
+		}
+	}
+}
+
+// extend has the enclave chain evs after prev and checks that its chain is
+// the database's.
+func (s *Sealer) extend(ctx context.Context, prev store.ChainHead, evs []*auditchain.Event) (store.SignedHead, error) {
+	req := wire.ExtendAuditHeadRequest{OrgID: prev.OrgID, PrevSeq: uint64(prev.Seq), LastEventID: evs[len(evs)-1].ID,
+		Digests: make([][32]byte, len(evs))}
+	copy(req.PrevHash[:], prev.Hash)
+	for i, e := range evs {
+		if e.ChainSeq != prev.Seq+int64(i)+1 {
+			return store.SignedHead{}, fmt.Errorf("chain of org %s jumps to seq %d after %d", prev.OrgID, e.ChainSeq, prev.Seq+int64(i))
+		}
+		req.Digests[i] = auditchain.Digest(e)
+	}
+	resp, err := s.signer.ExtendAuditHead(ctx, req)
+	if err != nil {
+		return store.SignedHead{}, fmt.Errorf("enclave refused to extend the chain of org %s from seq %d: %w", prev.OrgID, prev.Seq, err)
+	}
+	end := evs[len(evs)-1]
+	if int64(resp.Seq) != end.ChainSeq || subtle.ConstantTimeCompare(resp.Hash[:], end.Hash) != 1 {
+		return store.SignedHead{}, fmt.Errorf("the enclave's chain of org %s differs from the database's at seq %d", prev.OrgID, end.ChainSeq)
+	}
+	return store.SignedHead{ChainHead: store.ChainHead{OrgID: prev.OrgID, Seq: end.ChainSeq, EventID: end.ID, Hash: end.Hash},
+		Signature: resp.Signature, KID: resp.KID, SignedAt: time.Now().UTC()}, nil
 }

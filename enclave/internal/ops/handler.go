@@ -179,12 +179,12 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 		}
 		resp := h.Health(ctx)
 		return resp.Append(out)
-	case wire.OpSignAuditHead:
-		var req wire.SignAuditHeadRequest
+	case wire.OpExtendAuditHead:
+		var req wire.ExtendAuditHeadRequest
 		if err := req.Decode(body); err != nil {
 			return out, err
 		}
-		resp, err := h.SignAuditHead(ctx, &req)
+		resp, err := h.ExtendAuditHead(ctx, &req)
 		if err != nil {
 			return out, err
 		}

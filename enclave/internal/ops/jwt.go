@@ -142,17 +142,3 @@ func (h *Handler) PublicKeys(ctx context.Context) (wire.PublicKeysResponse, erro
 	}
 	return out, nil
 }
-
-// SignAuditHead signs the audit chain head message the enclave builds from
-// the structured request.
-func (h *Handler) SignAuditHead(ctx context.Context, req *wire.SignAuditHeadRequest) (wire.SignAuditHeadResponse, error) {
-	msg, err := wire.AuditHeadMessage(req.OrgID, req.Seq, req.EventID, req.Hash)
-	if err != nil {
-		return wire.SignAuditHeadResponse{}, err
-	}
-	sig, err := h.jwt.sign(ctx, msg)
-	if err != nil {
-		return wire.SignAuditHeadResponse{}, err
-	}
-	return wire.SignAuditHeadResponse{Signature: sig, KID: h.jwt.kid}, nil
-}

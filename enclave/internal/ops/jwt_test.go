@@ -93,28 +93,6 @@ func TestSignJWTRefusesNonObjects(t *testing.T) {
 	}
 }
 
-func TestSignAuditHead(t *testing.T) {
-	f := newFixture(t)
-	var keys wire.PublicKeysResponse
-	require.NoError(t, f.call(t, wire.OpPublicKeys, &wire.PublicKeysRequest{}, &keys))
-	pub := jwksKey(t, keys.Keys[0])
-
-	req := wire.SignAuditHeadRequest{OrgID: "org-1", Seq: 10, EventID: 99, Hash: sha256.Sum256([]byte("head"))}
-	var resp wire.SignAuditHeadResponse
-	require.NoError(t, f.call(t, wire.OpSignAuditHead, &req, &resp))
-	require.Equal(t, "ocv-jwt-v1", resp.KID)
-	msg, err := wire.AuditHeadMessage(req.OrgID, req.Seq, req.EventID, req.Hash)
-	require.NoError(t, err)
-	require.True(t, verifyRS(pub, msg, resp.Signature))
-
-	other, err := wire.AuditHeadMessage(req.OrgID, req.Seq+1, req.EventID, req.Hash)
-	require.NoError(t, err)
-	require.False(t, verifyRS(pub, other, resp.Signature))
-
-	err = f.call(t, wire.OpSignAuditHead, &wire.SignAuditHeadRequest{OrgID: "a\nb"}, &resp)
-	require.ErrorIs(t, err, wire.ErrBadRequest)
-}
-
 func TestCanonicalES256(t *testing.T) {
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
