@@ -23,9 +23,11 @@ const (
 	// policy set whose MAC fails or that is older than one the enclave has
 	// seen, or a policy decision of deny). It never says which.
 	Forbidden Code = 9
-	// Conflict: SealPolicySet named a policy-set version not newer than one
-	// the enclave has already sealed or seen for that vault (a replay or a
-	// lost race between two changes); retry with a newer version.
+	// Conflict: the request does not extend the newest version the
+	// enclave vouched for (its durable floor): a policy, guardrail or
+	// identity record not newer than the sealed one, an audit head that
+	// does not extend the last signed head. A replay or a lost race
+	// between two changes; re-read and retry.
 	Conflict Code = 10
 )
 
@@ -43,7 +45,7 @@ var (
 	ErrUnavailable     = errors.New("enclave: unavailable")
 	ErrInternal        = errors.New("enclave: internal error")
 	ErrForbidden       = errors.New("enclave: forbidden")
-	ErrConflict        = errors.New("enclave: policy set version conflict")
+	ErrConflict        = errors.New("enclave: not the newest version")
 )
 
 // ErrAddress marks an enclave address that does not parse. It never crosses
