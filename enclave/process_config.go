@@ -59,6 +59,12 @@ type ProcessConfig struct {
 	// AgentTokenTTL is the lifetime of an agent's token (OCV_AGENT_TOKEN_TTL,
 	// default 7200s).
 	AgentTokenTTL time.Duration `yaml:"agent_token_ttl"`
+
+	// FloorRefresh is how long an anti-rollback floor read from the HSM is
+	// trusted before it is read again (OCV_FLOOR_REFRESH, default 1s, at
+	// most 1m): with several enclaves on one HSM token, a set superseded
+	// on one may be accepted by another for up to that long.
+	FloorRefresh time.Duration `yaml:"floor_refresh"`
 }
 
 // DefaultPublicURL is the proxy's default public URL (https:// and its
@@ -96,6 +102,7 @@ func DefaultProcessConfig() ProcessConfig {
 		PublicURL:          DefaultPublicURL,
 		TokenTTL:           wire.DefaultUserTokenTTL,
 		AgentTokenTTL:      wire.DefaultAgentTokenTTL,
+		FloorRefresh:       DefaultFloorRefresh,
 	}
 }
 
@@ -154,12 +161,13 @@ func (c *ProcessConfig) applyEnv(lookup func(string) (string, bool)) error {
 	durations := map[string]*time.Duration{
 		"OCV_TOKEN_TTL":       &c.TokenTTL, // the proxy's names: one value for both
 		"OCV_AGENT_TOKEN_TTL": &c.AgentTokenTTL,
+		"OCV_FLOOR_REFRESH":   &c.FloorRefresh,
 	}
 	for name, dst := range durations {
 		if v, ok := lookup(name); ok {
 			d, err := time.ParseDuration(strings.TrimSpace(v))
 			if err != nil {
-				return fmt.Errorf("%w: %s is not a duration (900s, 2h)", ErrInvalidConfig, name)
+				return fmt.Errorf("%w: %s is not a duration (900s, 2h, 1s)", ErrInvalidConfig, name)
 			}
 			*dst = d
 		}
@@ -190,6 +198,8 @@ func (c ProcessConfig) Validate() error {
 		return fmt.Errorf("%w: pkcs11.pool_size must be between 0 and 256", ErrInvalidConfig)
 	case c.Attester.Kind != AttesterSim && c.Attester.Kind != AttesterNitro:
 		return fmt.Errorf("%w: attester.kind must be %q or %q", ErrInvalidConfig, AttesterSim, AttesterNitro)
+	case c.FloorRefresh <= 0:
+		return fmt.Errorf("%w: floor_refresh must be a positive duration (default %s)", ErrInvalidConfig, DefaultFloorRefresh)
 	case c.Attester.Kind == AttesterSim && c.Attester.Dir == "":
 		return fmt.Errorf("%w: attester.dir is required for the sim attester", ErrInvalidConfig)
 	}
@@ -208,7 +218,7 @@ func (c ProcessConfig) Server() Config {
 	}
 	return Config{Listen: c.Listen, DEKCacheSize: c.DEKCacheSize, Mode: mode, RequireCallerToken: c.RequireCallerToken,
 		Issuer: c.PublicURL, LegacyIssuers: c.LegacyIssuers,
-		TokenLifetimes: wire.TokenLifetimes{User: c.TokenTTL, Agent: c.AgentTokenTTL}}
+		TokenLifetimes: wire.TokenLifetimes{User: c.TokenTTL, Agent: c.AgentTokenTTL}, FloorRefresh: c.FloorRefresh}
 }
 
 // SlogLevel parses LogLevel.

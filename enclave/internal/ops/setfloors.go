@@ -28,7 +28,15 @@ func guardFloorName(org, agent string) string { return "guard/" + org + "/" + ag
 // replay, or a change that lost a race, maybe on another enclave) is a
 // Conflict; a key-store failure is an outage.
 func (a *authorizer) advanceSetFloor(ctx context.Context, name, kind string, version uint64, digest [32]byte) error {
-	err := a.floors.Advance(ctx, name, floors.Floor{Version: version, Digest: digest})
+	// Advance takes resending exactly the floor for a retry; sealing
+	// refuses it like any version not above, as it always did.
+	cur, err := a.floors.Load(ctx, name)
+	switch {
+	case err == nil && cur.Version >= version:
+		err = floors.ErrSuperseded
+	case err == nil || errors.Is(err, floors.ErrNoFloor):
+		err = a.floors.Advance(ctx, name, floors.Floor{Version: version, Digest: digest})
+	}
 	switch {
 	case err == nil:
 		return nil
