@@ -193,9 +193,14 @@ func TestSealPolicySet(t *testing.T) {
 		}(), wire.BadRequest},
 		"fail garbage set":  {func() wire.SealPolicySetRequest { r := good(10, owner); r.Set = []byte("OCVPSET?"); return r }(), wire.BadRequest},
 		"fail version zero": {good(0, owner), wire.BadRequest},
-		// Replaying the sealed version, or an older one, is refused.
-		"fail replayed version": {good(2, owner), wire.Conflict},
+		// Another set at the sealed version, or an older one, is refused.
+		"fail other set at sealed version": {func() wire.SealPolicySetRequest {
+			r := good(2, owner)
+			r.Set = policy.EncodeSet("v1", 2, nil)
+			return r
+		}(), wire.Conflict},
 		"fail older version":    {good(1, owner), wire.Conflict},
+		"fail replayed version": {good(2, owner), wire.Conflict},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -207,8 +212,8 @@ func TestSealPolicySet(t *testing.T) {
 		"an empty set (every policy deleted) seals")
 }
 
-// TestPolicySetRollback: once a newer set was seen, an older validly MAC'd
-// set is refused, whether the newer one was sealed here or only presented.
+// TestPolicySetRollback: once a newer set was sealed, an older validly
+// MAC'd set is refused, also after a restart.
 func TestPolicySetRollback(t *testing.T) {
 	a := newAuthEnv(t)
 	owner := a.token(t, userClaims(orgA, "u-owner", "owner"))
@@ -227,15 +232,15 @@ func TestPolicySetRollback(t *testing.T) {
 	code, _ = a.open(t, authorised(req, member, v1, mac1))
 	require.Equal(t, wire.Forbidden, code, "the proxy cannot roll back to the set that allowed")
 
-	// After a restart the enclave has forgotten the versions: a request
-	// presenting v2 teaches it again, and v1 is refused from then on.
+	// After a restart the floor is still in the key store: v1 is refused
+	// before any request presented v2.
 	a.s.Close()
 	a.stop(t)
 	a.start(t)
 	a.s = a.session(t)
-	code, _ = a.open(t, authorised(req, member, v2, mac2))
-	require.Equal(t, wire.Forbidden, code)
 	code, _ = a.open(t, authorised(req, member, v1, mac1))
+	require.Equal(t, wire.Forbidden, code)
+	code, _ = a.open(t, authorised(req, member, v2, mac2))
 	require.Equal(t, wire.Forbidden, code)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/opencustody/ocv/enclave/wire"
 )
@@ -14,6 +15,15 @@ const DefaultDEKCacheSize = 4096
 
 // maxDEKCacheSize bounds the cache (about 200 bytes per entry).
 const maxDEKCacheSize = 1 << 20
+
+// DefaultFloorRefresh is how long the process config trusts a cached
+// anti-rollback floor.
+const DefaultFloorRefresh = time.Second
+
+// maxFloorRefresh bounds FloorRefresh: for that long after a set is
+// superseded on another enclave on the same HSM, this one may still accept
+// it.
+const maxFloorRefresh = time.Minute
 
 // Config configures a Server.
 //
@@ -39,6 +49,11 @@ const maxDEKCacheSize = 1 << 20
 // served only once its peer proved one of them in the handshake
 // (wire.PeerProof). At least one is required in every mode; more than one
 // lets a key rotate.
+//
+// FloorRefresh is how long an anti-rollback floor read from the HSM (the
+// newest sealed policy or guardrail set) is trusted before it is read
+// again; 0 means DefaultFloorRefresh. Another enclave on the same HSM token
+// that seals a newer set is followed within that time.
 type Config struct {
 	Listen             string
 	DEKCacheSize       int
@@ -48,6 +63,7 @@ type Config struct {
 	LegacyIssuers      []string
 	TokenLifetimes     wire.TokenLifetimes
 	ProxyIdentityKeys  []ed25519.PublicKey
+	FloorRefresh       time.Duration
 }
 
 // Validate checks c; errors name the field.
@@ -71,6 +87,9 @@ func (c Config) Validate() error {
 		if iss == "" {
 			return fmt.Errorf("%w: legacy_issuers must not hold an empty issuer", ErrInvalidConfig)
 		}
+	}
+	if c.FloorRefresh < 0 || c.FloorRefresh > maxFloorRefresh {
+		return fmt.Errorf("%w: floor_refresh must be between 0 (the default, %s) and %s", ErrInvalidConfig, DefaultFloorRefresh, maxFloorRefresh)
 	}
 	if err := c.TokenLifetimes.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)

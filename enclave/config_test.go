@@ -19,7 +19,7 @@ var testPeerKey = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSiz
 // rules gives a Config the token rules and the proxy identity key every
 // Config needs.
 func rules(c Config) Config {
-	c.Issuer, c.TokenLifetimes = "https://ocv.test", wire.DefaultTokenLifetimes()
+	c.Issuer, c.TokenLifetimes, c.FloorRefresh = "https://ocv.test", wire.DefaultTokenLifetimes(), DefaultFloorRefresh
 	c.ProxyIdentityKeys = []ed25519.PublicKey{testPeerKey}
 	return c
 }
@@ -65,6 +65,23 @@ func TestConfigValidate(t *testing.T) {
 			c.ProxyIdentityKeys = []ed25519.PublicKey{testPeerKey[:31]}
 			return c
 		}(), ErrInvalidConfig},
+		"ok default floor refresh": {func() Config {
+			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
+			c.FloorRefresh = 0
+			return c
+		}(), nil},
+		"fail negative floor refresh": {func() Config {
+			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
+			c.FloorRefresh = -time.Second
+			return c
+		}(), ErrInvalidConfig},
+		// Longer would let another enclave on the HSM accept a superseded
+		// set for too long.
+		"fail floor refresh too long": {func() Config {
+			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
+			c.FloorRefresh = 2 * time.Minute
+			return c
+		}(), ErrInvalidConfig},
 		"fail no agent lifetime": {func() Config {
 			c := rules(Config{Listen: "unix:///x", Mode: wire.ModeSimulated})
 			c.TokenLifetimes.Agent = 0
@@ -106,6 +123,8 @@ func TestLoadProcessConfig(t *testing.T) {
 	good := write("good.yaml", "listen: vsock://16:5000\nattester:\n  kind: nitro\npkcs11:\n  token_label: prod\ndek_cache_size: 10\n")
 	unknown := write("unknown.yaml", "listen: unix:///x\npin: 1234\n")
 	legacy := write("legacy.yaml", "public_url: https://vault.example\nlegacy_issuers: [https://old.example]\ntoken_ttl: 10m\n")
+	floor := write("floor.yaml", "floor_refresh: 5s\n")
+	noFloor := write("nofloor.yaml", "floor_refresh: 0s\n")
 
 	tests := map[string]struct {
 		path    string
@@ -119,7 +138,7 @@ func TestLoadProcessConfig(t *testing.T) {
 			require.Equal(t, want, c)
 			require.Equal(t, Config{Listen: "unix://.ocv/enclave.sock", DEKCacheSize: 4096, Mode: wire.ModeSimulated, RequireCallerToken: true,
 				Issuer: "https://127.0.0.1:8443", TokenLifetimes: wire.TokenLifetimes{User: 900 * time.Second, Agent: 7200 * time.Second},
-				ProxyIdentityKeys: []ed25519.PublicKey{testPeerKey}}, c.Server())
+				ProxyIdentityKeys: []ed25519.PublicKey{testPeerKey}, FloorRefresh: time.Second}, c.Server())
 		}, nil},
 		"ok file": {good, nil, func(t *testing.T, c ProcessConfig) {
 			require.Equal(t, rules(Config{Listen: "vsock://16:5000", DEKCacheSize: 10, Mode: wire.ModeNitro, RequireCallerToken: true}),
@@ -146,15 +165,24 @@ func TestLoadProcessConfig(t *testing.T) {
 			func(t *testing.T, c ProcessConfig) {
 				require.Equal(t, []ed25519.PublicKey{testPeerKey, otherPeerKey()}, c.Server().ProxyIdentityKeys)
 			}, nil},
-		"fail no proxy identity key":       {"", map[string]string{"OCV_PROXY_IDENTITY_PUBKEYS": ""}, nil, ErrInvalidConfig},
-		"fail bad proxy identity key":      {"", map[string]string{"OCV_PROXY_IDENTITY_PUBKEYS": "ed25519:AAAA"}, nil, ErrInvalidConfig},
-		"fail token ttl not a duration":    {"", map[string]string{"OCV_TOKEN_TTL": "900"}, nil, ErrInvalidConfig},
-		"fail token ttl too long":          {"", map[string]string{"OCV_TOKEN_TTL": "25h"}, nil, ErrInvalidConfig},
-		"fail agent token ttl too short":   {"", map[string]string{"OCV_AGENT_TOKEN_TTL": "30s"}, nil, ErrInvalidConfig},
-		"fail public url not https":        {"", map[string]string{"OCV_PUBLIC_URL": "http://127.0.0.1:8443"}, nil, ErrInvalidConfig},
-		"fail empty public url":            {"", map[string]string{"OCV_PUBLIC_URL": ""}, nil, ErrInvalidConfig},
-		"fail caller token not a bool":     {"", map[string]string{"OCV_ENCLAVE_REQUIRE_CALLER_TOKEN": "sometimes"}, nil, ErrInvalidConfig},
-		"fail nitro without caller tokens": {good, map[string]string{"OCV_ENCLAVE_REQUIRE_CALLER_TOKEN": "0"}, nil, ErrInvalidConfig},
+		"fail no proxy identity key":  {"", map[string]string{"OCV_PROXY_IDENTITY_PUBKEYS": ""}, nil, ErrInvalidConfig},
+		"fail bad proxy identity key": {"", map[string]string{"OCV_PROXY_IDENTITY_PUBKEYS": "ed25519:AAAA"}, nil, ErrInvalidConfig},
+		"ok floor refresh from the file": {floor, nil, func(t *testing.T, c ProcessConfig) {
+			require.Equal(t, 5*time.Second, c.Server().FloorRefresh)
+		}, nil},
+		"ok floor refresh env over file": {floor, map[string]string{"OCV_FLOOR_REFRESH": "250ms"}, func(t *testing.T, c ProcessConfig) {
+			require.Equal(t, 250*time.Millisecond, c.Server().FloorRefresh)
+		}, nil},
+		"fail floor refresh zero":           {noFloor, nil, nil, ErrInvalidConfig},
+		"fail floor refresh too long":       {"", map[string]string{"OCV_FLOOR_REFRESH": "1h"}, nil, ErrInvalidConfig},
+		"fail floor refresh not a duration": {"", map[string]string{"OCV_FLOOR_REFRESH": "1"}, nil, ErrInvalidConfig},
+		"fail token ttl not a duration":     {"", map[string]string{"OCV_TOKEN_TTL": "900"}, nil, ErrInvalidConfig},
+		"fail token ttl too long":           {"", map[string]string{"OCV_TOKEN_TTL": "25h"}, nil, ErrInvalidConfig},
+		"fail agent token ttl too short":    {"", map[string]string{"OCV_AGENT_TOKEN_TTL": "30s"}, nil, ErrInvalidConfig},
+		"fail public url not https":         {"", map[string]string{"OCV_PUBLIC_URL": "http://127.0.0.1:8443"}, nil, ErrInvalidConfig},
+		"fail empty public url":             {"", map[string]string{"OCV_PUBLIC_URL": ""}, nil, ErrInvalidConfig},
+		"fail caller token not a bool":      {"", map[string]string{"OCV_ENCLAVE_REQUIRE_CALLER_TOKEN": "sometimes"}, nil, ErrInvalidConfig},
+		"fail nitro without caller tokens":  {good, map[string]string{"OCV_ENCLAVE_REQUIRE_CALLER_TOKEN": "0"}, nil, ErrInvalidConfig},
 		// A PIN has no place in the config file: only a PIN file does.
 		"fail unknown key":      {unknown, nil, nil, ErrInvalidConfig},
 		"fail missing file":     {filepath.Join(dir, "none.yaml"), nil, nil, os.ErrNotExist},

@@ -65,6 +65,11 @@ type ProcessConfig struct {
 	// the enclave serves only a peer that proves one in the handshake. At
 	// least one is required; list two while rotating.
 	ProxyIdentityPubkeys []string `yaml:"proxy_identity_pubkeys"`
+	// FloorRefresh is how long an anti-rollback floor read from the HSM is
+	// trusted before it is read again (OCV_FLOOR_REFRESH, default 1s, at
+	// most 1m): with several enclaves on one HSM token, a set superseded
+	// on one may be accepted by another for up to that long.
+	FloorRefresh time.Duration `yaml:"floor_refresh"`
 }
 
 // DefaultPublicURL is the proxy's default public URL (https:// and its
@@ -102,6 +107,7 @@ func DefaultProcessConfig() ProcessConfig {
 		PublicURL:          DefaultPublicURL,
 		TokenTTL:           wire.DefaultUserTokenTTL,
 		AgentTokenTTL:      wire.DefaultAgentTokenTTL,
+		FloorRefresh:       DefaultFloorRefresh,
 	}
 }
 
@@ -160,12 +166,13 @@ func (c *ProcessConfig) applyEnv(lookup func(string) (string, bool)) error {
 	durations := map[string]*time.Duration{
 		"OCV_TOKEN_TTL":       &c.TokenTTL, // the proxy's names: one value for both
 		"OCV_AGENT_TOKEN_TTL": &c.AgentTokenTTL,
+		"OCV_FLOOR_REFRESH":   &c.FloorRefresh,
 	}
 	for name, dst := range durations {
 		if v, ok := lookup(name); ok {
 			d, err := time.ParseDuration(strings.TrimSpace(v))
 			if err != nil {
-				return fmt.Errorf("%w: %s is not a duration (900s, 2h)", ErrInvalidConfig, name)
+				return fmt.Errorf("%w: %s is not a duration (900s, 2h, 1s)", ErrInvalidConfig, name)
 			}
 			*dst = d
 		}
@@ -202,6 +209,8 @@ func (c ProcessConfig) Validate() error {
 		return fmt.Errorf("%w: pkcs11.pool_size must be between 0 and 256", ErrInvalidConfig)
 	case c.Attester.Kind != AttesterSim && c.Attester.Kind != AttesterNitro:
 		return fmt.Errorf("%w: attester.kind must be %q or %q", ErrInvalidConfig, AttesterSim, AttesterNitro)
+	case c.FloorRefresh <= 0:
+		return fmt.Errorf("%w: floor_refresh must be a positive duration (default %s)", ErrInvalidConfig, DefaultFloorRefresh)
 	case c.Attester.Kind == AttesterSim && c.Attester.Dir == "":
 		return fmt.Errorf("%w: attester.dir is required for the sim attester", ErrInvalidConfig)
 	}
@@ -221,7 +230,7 @@ func (c ProcessConfig) Server() Config {
 	return Config{Listen: c.Listen, DEKCacheSize: c.DEKCacheSize, Mode: mode, RequireCallerToken: c.RequireCallerToken,
 		Issuer: c.PublicURL, LegacyIssuers: c.LegacyIssuers,
 		TokenLifetimes:    wire.TokenLifetimes{User: c.TokenTTL, Agent: c.AgentTokenTTL},
-		ProxyIdentityKeys: c.validProxyIdentityKeys()}
+		ProxyIdentityKeys: c.validProxyIdentityKeys(), FloorRefresh: c.FloorRefresh}
 }
 
 // SlogLevel parses LogLevel.

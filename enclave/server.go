@@ -67,7 +67,8 @@ func New(ctx context.Context, cfg Config, keystore keyvault.KeyStore, issuer att
 	}
 	pub := priv.PublicKey().Bytes()
 	handler, err := ops.New(ctx, keystore, issuer, pub, ops.Config{Mode: cfg.Mode, DEKCacheSize: cfg.DEKCacheSize, Now: o.now,
-		RequireCallerToken: cfg.RequireCallerToken, Issuer: cfg.Issuer, LegacyIssuers: cfg.LegacyIssuers, TokenLifetimes: cfg.TokenLifetimes})
+		RequireCallerToken: cfg.RequireCallerToken, Issuer: cfg.Issuer, LegacyIssuers: cfg.LegacyIssuers, TokenLifetimes: cfg.TokenLifetimes,
+		FloorRefresh: cfg.FloorRefresh})
 	if err != nil {
 		return nil, fmt.Errorf("preparing operations: %w", err)
 	}

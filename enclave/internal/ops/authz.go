@@ -31,15 +31,15 @@ type authorizer struct {
 	// never for production.
 	requireToken bool
 	now          func() time.Time
-	versions     *setVersions
-	sets         *setCache[*sealedSet]
-	guardSets    *setCache[*verifiedGuardrails]
-	// cutoffs holds the revocation floors (sign-outs and cut-offs, see
-	// revocation.go); nil refuses every token (fail closed).
-	cutoffs *floors.Store
+	// floors hold, durably in the HSM, the newest sealed policy and
+	// guardrail sets (setfloors.go) and the revocation floors (sign-outs
+	// and cut-offs, revocation.go); nil refuses every token (fail closed).
+	floors    *floors.Store
+	sets      *setCache[*sealedSet]
+	guardSets *setCache[*verifiedGuardrails]
 }
 
-func newAuthorizer(ctx context.Context, ks keyvault.KeyStore, cfg Config, now func() time.Time) (*authorizer, error) {
+func newAuthorizer(ctx context.Context, ks keyvault.KeyStore, cfg Config, now func() time.Time, fl *floors.Store) (*authorizer, error) {
 	macer, ok := ks.(keyvault.MACer)
 	if !ok {
 		return nil, fmt.Errorf("preparing authorisation: key store cannot compute MACs: %w", keyvault.ErrUnsupported)
@@ -54,7 +54,7 @@ func newAuthorizer(ctx context.Context, ks keyvault.KeyStore, cfg Config, now fu
 	}
 	return &authorizer{
 		verifier: v, macer: macer, requireToken: cfg.RequireCallerToken, now: now,
-		versions: newSetVersions(maxTrackedVaults), sets: newSetCache[*sealedSet](policySetCacheBytes),
+		floors: fl, sets: newSetCache[*sealedSet](policySetCacheBytes),
 		guardSets: newSetCache[*verifiedGuardrails](guardrailSetCacheBytes),
 	}, nil
 }
@@ -116,8 +116,8 @@ func (a *authorizer) authorize(ctx context.Context, r *access) error {
 	if set.vaultID != r.VaultID {
 		return forbidden("policy set of another vault")
 	}
-	if !a.versions.observe(vaultKey{org: r.OrgID, vault: r.VaultID}, set.version) {
-		return forbidden("policy set older than one seen")
+	if err := a.checkSetFloor(ctx, policyFloorName(r.OrgID, r.VaultID), "policy set", set.version, set.digest); err != nil {
+		return err
 	}
 	ip, err := netip.ParseAddr(r.ClientIP)
 	if err != nil {

@@ -150,22 +150,6 @@ func TestAuthorizeKeyStoreOutage(t *testing.T) {
 	}
 }
 
-func TestSetVersions(t *testing.T) {
-	v := newSetVersions(2)
-	k := vaultKey{"o", "v"}
-	require.True(t, v.newer(k, 1))
-	require.True(t, v.advance(k, 2))
-	require.False(t, v.advance(k, 2), "a replayed seal")
-	require.False(t, v.newer(k, 1))
-	require.True(t, v.observe(k, 2), "the current set")
-	require.True(t, v.observe(k, 5), "a newer set is learnt")
-	require.False(t, v.observe(k, 4), "an older set after a newer one")
-	// Bounded: a third vault pushes one out.
-	v.observe(vaultKey{"o", "w"}, 1)
-	v.observe(vaultKey{"o", "x"}, 1)
-	require.Len(t, v.m, 2)
-}
-
 func TestSetCacheBounded(t *testing.T) {
 	c := newSetCache[*sealedSet](1000)
 	for i := range 10 {

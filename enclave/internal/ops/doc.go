@@ -8,8 +8,9 @@
 // It also enforces who may open and seal (authz.go): the caller's token,
 // verified by enclave/internal/tokens, and the vault's policy set, whose
 // MAC (policyset.go, HMAC-SHA256 in the key store under PolicyMACKeyID)
-// proves an owner or admin sealed it and whose version must not be older
-// than one seen (versions.go), evaluated with the policy package.
+// proves an owner or admin sealed it and which must be the newest sealed
+// set (its anti-rollback floor in the HSM, setfloors.go), evaluated with
+// the policy package.
 //
 // Trust level: trusted (runs only inside the enclave).
 package ops

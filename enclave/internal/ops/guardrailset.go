@@ -25,16 +25,13 @@ const guardrailSetCacheBytes = 16 << 20
 // verifiedGuardrails is a guardrail set whose MAC verified, decoded and
 // parsed; shared read-only between requests.
 type verifiedGuardrails struct {
+	digest  [32]byte
 	mac     []byte
 	agentID string
 	version uint64
 	g       policy.Guardrails
 	rules   []policy.TxRule
 }
-
-// agentSetKey names an agent's guardrail set in the version memory shared
-// with policy sets ("/" never appears in a vault id).
-func agentSetKey(org, agent string) vaultKey { return vaultKey{org: org, vault: "agent/" + agent} }
 
 // decodeGuardrailSet reads a set strictly.
 func decodeGuardrailSet(b []byte) (wire.GuardrailSet, error) {
@@ -52,7 +49,8 @@ func decodeGuardrailSet(b []byte) (wire.GuardrailSet, error) {
 
 // sealGuardrails MACs an agent's new guardrail set for a human of the
 // organization, once the set decodes for the named agent and version, its
-// guardrails and rules parse, and the version is newer than any seen.
+// guardrails and rules parse, and advances the agent's guardrail-set floor
+// to it: a version not above the floor is a Conflict.
 func (a *authorizer) sealGuardrails(ctx context.Context, req *wire.SealGuardrailsRequest) ([]byte, error) {
 	c, err := a.verifyToken(ctx, req.ChangerToken)
 	if err != nil {
@@ -79,16 +77,13 @@ func (a *authorizer) sealGuardrails(ctx context.Context, req *wire.SealGuardrail
 	if _, err := txRules(gs.Rules); err != nil {
 		return nil, fmt.Errorf("%w: tx rules: %w", wire.ErrBadRequest, err)
 	}
-	k := agentSetKey(req.OrgID, req.AgentID)
-	if !a.versions.newer(k, gs.Version) {
-		return nil, fmt.Errorf("%w: guardrail set version %d is not newer than one seen", wire.ErrConflict, gs.Version)
-	}
 	tag, err := a.computeMAC(ctx, guardrailSetMACPrefix, req.OrgID, req.Set)
 	if err != nil {
 		return nil, err
 	}
-	if !a.versions.advance(k, gs.Version) { // a concurrent change won
-		return nil, fmt.Errorf("%w: guardrail set version %d is not newer than one seen", wire.ErrConflict, gs.Version)
+	digest := macDigest(guardrailSetMACPrefix, req.OrgID, req.Set)
+	if err := a.advanceSetFloor(ctx, guardFloorName(req.OrgID, req.AgentID), "guardrail set", gs.Version, digest); err != nil {
+		return nil, err
 	}
 	return tag, nil
 }
@@ -110,8 +105,8 @@ func (a *authorizer) loadGuardrails(ctx context.Context, org, agent string, set,
 	if v.agentID != agent {
 		return policy.Guardrails{}, nil, forbidden("guardrail set of another agent")
 	}
-	if !a.versions.observe(agentSetKey(org, agent), v.version) {
-		return policy.Guardrails{}, nil, forbidden("guardrail set older than one seen")
+	if err := a.checkSetFloor(ctx, guardFloorName(org, agent), "guardrail set", v.version, v.digest); err != nil {
+		return policy.Guardrails{}, nil, err
 	}
 	return v.g, v.rules, nil
 }
@@ -147,7 +142,7 @@ func (a *authorizer) verifyGuardrails(ctx context.Context, org string, set, mac 
 	if err != nil {
 		return nil, forbidden("sealed tx rules do not parse")
 	}
-	v := &verifiedGuardrails{mac: tag, agentID: gs.AgentID, version: gs.Version, g: g, rules: rules}
+	v := &verifiedGuardrails{digest: digest, mac: tag, agentID: gs.AgentID, version: gs.Version, g: g, rules: rules}
 	a.guardSets.put(digest, v, len(set))
 	return v, nil
 }

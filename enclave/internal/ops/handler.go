@@ -75,16 +75,15 @@ func New(ctx context.Context, ks keyvault.KeyStore, issuer attestation.Issuer, c
 	if now == nil {
 		now = time.Now
 	}
-	authz, err := newAuthorizer(ctx, ks, cfg, now)
-	if err != nil {
-		return nil, err
-	}
 	rs, ok := ks.(keyvault.RegisterStore)
 	if !ok {
 		return nil, fmt.Errorf("%w: the key store cannot keep anti-rollback floors", keyvault.ErrUnsupported)
 	}
 	fl := floors.New(rs, floors.Config{Refresh: cfg.FloorRefresh, Now: now})
-	authz.cutoffs = fl
+	authz, err := newAuthorizer(ctx, ks, cfg, now, fl)
+	if err != nil {
+		return nil, err
+	}
 	return &Handler{ks: ks, sealer: sealer, issuer: issuer, channelPub: channelPub, jwt: jwt, authz: authz, floors: fl, mode: cfg.Mode}, nil
 }
 

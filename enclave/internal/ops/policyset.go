@@ -152,7 +152,8 @@ func (a *authorizer) loadSet(ctx context.Context, org string, set, mac []byte) (
 
 // SealPolicySet MACs a vault's new policy set for a human entitled to change
 // it (an owner or admin of the org), once the set decodes for the named
-// vault and version and the version is newer than any seen for the vault.
+// vault and version, and advances the vault's policy-set floor to it: a
+// version not above the floor is a Conflict.
 func (a *authorizer) sealPolicySet(ctx context.Context, req *wire.SealPolicySetRequest) ([]byte, error) {
 	c, err := a.verifyToken(ctx, req.ChangerToken)
 	if err != nil {
@@ -173,18 +174,15 @@ func (a *authorizer) sealPolicySet(ctx context.Context, req *wire.SealPolicySetR
 	case version == 0:
 		return nil, fmt.Errorf("%w: policy set versions start at 1", wire.ErrBadRequest)
 	}
-	k := vaultKey{org: req.OrgID, vault: req.VaultID}
-	if !a.versions.newer(k, version) {
-		return nil, fmt.Errorf("%w: policy set version %d is not newer than one seen", wire.ErrConflict, version)
-	}
 	tag, err := a.computeMAC(ctx, policySetMACPrefix, req.OrgID, req.Set)
 	if err != nil {
 		return nil, err
 	}
-	if !a.versions.advance(k, version) { // a concurrent change won
-		return nil, fmt.Errorf("%w: policy set version %d is not newer than one seen", wire.ErrConflict, version)
+	digest := setDigest(req.OrgID, req.Set)
+	if err := a.advanceSetFloor(ctx, policyFloorName(req.OrgID, req.VaultID), "policy set", version, digest); err != nil {
+		return nil, err
 	}
-	if s, err := newSealedSet(setDigest(req.OrgID, req.Set), tag, req.Set); err == nil {
+	if s, err := newSealedSet(digest, tag, req.Set); err == nil {
 		a.sets.put(s.digest, s, len(req.Set))
 	}
 	return tag, nil

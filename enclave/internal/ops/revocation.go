@@ -52,7 +52,7 @@ func floorNamePart(s string) bool {
 // token whose ids cannot name a floor is refused; an HSM failure is an
 // outage (fail closed).
 func (a *authorizer) checkRevocation(ctx context.Context, c tokens.Claims) error {
-	if a.cutoffs == nil {
+	if a.floors == nil {
 		return fmt.Errorf("%w: no revocation store", wire.ErrUnavailable)
 	}
 	if !floorNamePart(c.JTI) || !floorNamePart(c.OrgID) || !floorNamePart(c.Subject) ||
@@ -83,7 +83,7 @@ func (a *authorizer) checkRevocation(ctx context.Context, c tokens.Claims) error
 
 // floor reads a floor through the cache; a key-store failure is an outage.
 func (a *authorizer) floor(ctx context.Context, name string) (floors.Floor, error) {
-	f, err := a.cutoffs.Get(ctx, name)
+	f, err := a.floors.Get(ctx, name)
 	if err != nil && !errors.Is(err, floors.ErrNoFloor) {
 		return floors.Floor{}, fmt.Errorf("%w: reading revocation floor: %w", wire.ErrUnavailable, err)
 	}

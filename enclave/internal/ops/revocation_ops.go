@@ -70,15 +70,15 @@ func (a *authorizer) revokeToken(ctx context.Context, token string) (int64, erro
 		return 0, forbidden("token id cannot be revoked")
 	}
 	exp := c.ExpiresAt.UnixMilli()
-	if a.cutoffs == nil {
+	if a.floors == nil {
 		return 0, fmt.Errorf("%w: no revocation store", wire.ErrUnavailable)
 	}
-	if _, err := a.cutoffs.Load(ctx, name); err == nil {
+	if _, err := a.floors.Load(ctx, name); err == nil {
 		return exp, nil // already revoked
 	} else if !errors.Is(err, floors.ErrNoFloor) {
 		return 0, fmt.Errorf("%w: revoking token: %w", wire.ErrUnavailable, err)
 	}
-	if err := a.cutoffs.Set(ctx, name, floors.Floor{NotBefore: exp}); err != nil {
+	if err := a.floors.Set(ctx, name, floors.Floor{NotBefore: exp}); err != nil {
 		return 0, fmt.Errorf("%w: revoking token: %w", wire.ErrUnavailable, err)
 	}
 	return exp, nil
@@ -163,11 +163,11 @@ func cutoffAllowed(c tokens.Claims, org, id string, allOrgs, del, agent bool) er
 // could put back an earlier one; the value read back is written again
 // once when that happened.
 func (a *authorizer) raiseCutoff(ctx context.Context, name string, nb int64) (int64, error) {
-	if a.cutoffs == nil {
+	if a.floors == nil {
 		return 0, fmt.Errorf("%w: no revocation store", wire.ErrUnavailable)
 	}
 	for range 2 {
-		cur, err := a.cutoffs.Load(ctx, name)
+		cur, err := a.floors.Load(ctx, name)
 		if err != nil && !errors.Is(err, floors.ErrNoFloor) {
 			return 0, fmt.Errorf("%w: reading cut-off: %w", wire.ErrUnavailable, err)
 		}
@@ -175,11 +175,11 @@ func (a *authorizer) raiseCutoff(ctx context.Context, name string, nb int64) (in
 			return cur.NotBefore, nil
 		}
 		cur.NotBefore = nb
-		if err := a.cutoffs.Set(ctx, name, cur); err != nil {
+		if err := a.floors.Set(ctx, name, cur); err != nil {
 			return 0, fmt.Errorf("%w: writing cut-off: %w", wire.ErrUnavailable, err)
 		}
 	}
-	cur, err := a.cutoffs.Load(ctx, name)
+	cur, err := a.floors.Load(ctx, name)
 	if err != nil {
 		return 0, fmt.Errorf("%w: reading cut-off: %w", wire.ErrUnavailable, err)
 	}

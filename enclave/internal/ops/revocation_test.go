@@ -175,7 +175,7 @@ func TestRevocationChecksAreCachedAndFailClosed(t *testing.T) {
 	f := newFixture(t)
 	rc := &regCounter{RegisterStore: f.ks}
 	clock := time.Now()
-	f.h.authz.cutoffs = floors.New(rc, floors.Config{Refresh: time.Hour, Now: func() time.Time { return clock }})
+	f.h.authz.floors = floors.New(rc, floors.Config{Refresh: time.Hour, Now: func() time.Time { return clock }})
 	user := f.token(t, claimsFor("o", "user", "u", "owner"))
 	for range 10 {
 		require.NoError(t, f.h.authz.authorize(t.Context(), ownerAccess("o", user)))
@@ -191,6 +191,6 @@ func TestRevocationChecksAreCachedAndFailClosed(t *testing.T) {
 	clock = clock.Add(2 * time.Hour)
 	require.ErrorIs(t, f.h.authz.authorize(t.Context(), ownerAccess("o", user)), wire.ErrUnavailable, "stale floors are read again")
 
-	f.h.authz.cutoffs = nil
+	f.h.authz.floors = nil
 	require.ErrorIs(t, f.h.authz.authorize(t.Context(), ownerAccess("o", user)), wire.ErrUnavailable, "no store: fail closed")
 }

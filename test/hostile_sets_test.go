@@ -1,0 +1,192 @@
+package test
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/attestation/nitro"
+	"github.com/opencustody/ocv/attestation/sim"
+	"github.com/opencustody/ocv/enclave/client"
+	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/test/stack"
+)
+
+// sessionAt opens an attested session to the enclave at addr (the stack's
+// own or a second one on the same HSM token), as enclaveSession does.
+func sessionAt(t *testing.T, s *stack.Stack, addr string) *client.Session {
+	t.Helper()
+	root, err := sim.LoadRoot(s.RootPath)
+	require.NoError(t, err)
+	pcr0, _ := hex.DecodeString(s.PCR0)
+	v, err := nitro.NewValidator(nitro.Config{Roots: []*x509.Certificate{root}, SimulatedRoots: true, AllowedPCRs: map[uint][][]byte{0: {pcr0}}})
+	require.NoError(t, err)
+	sess, err := client.DialSession(stack.Context(t), addr, v)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sess.Close() })
+	return sess
+}
+
+// sealedSet is a sealed set as the proxy stores it.
+type sealedSet struct {
+	version  int64
+	set, mac []byte
+}
+
+// queryOne reads one row straight from the stack's database.
+func queryOne(t *testing.T, s *stack.Stack, sql string, args []any, dest ...any) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, s.DatabaseURL)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	require.NoError(t, conn.QueryRow(ctx, sql, args...).Scan(dest...))
+}
+
+// storedPolicySet is the vault's policy set and MAC in PostgreSQL.
+func storedPolicySet(t *testing.T, s *stack.Stack, orgID, vaultID string) sealedSet {
+	t.Helper()
+	var ps sealedSet
+	queryOne(t, s, `SELECT version, set, mac FROM vault_policy_sets WHERE org_id = $1 AND vault_id = $2`,
+		[]any{orgID, vaultID}, &ps.version, &ps.set, &ps.mac)
+	require.Len(t, ps.mac, wire.PolicyMACLen, "the set is sealed")
+	return ps
+}
+
+// storedGuardrailSet is the agent's guardrail set and MAC in PostgreSQL.
+func storedGuardrailSet(t *testing.T, s *stack.Stack, agentID string) sealedSet {
+	t.Helper()
+	var gs sealedSet
+	queryOne(t, s, `SELECT guardrail_version, guardrail_set, guardrail_mac FROM agents WHERE id = $1`,
+		[]any{agentID}, &gs.version, &gs.set, &gs.mac)
+	require.Len(t, gs.mac, wire.PolicyMACLen, "the set is sealed")
+	return gs
+}
+
+// TestHostileProxySupersededPolicySetRefused: a compromised proxy keeps a
+// vault's old policy set (validly MAC'd, letting a member read) and
+// presents it after the policy changed. The enclave refuses it after a
+// restart and on a second enclave on the same HSM token, which never saw
+// the newer set: the floor is in the HSM, not in an enclave's memory.
+func TestHostileProxySupersededPolicySetRefused(t *testing.T) {
+	s := stack.Start(t)
+	s.WaitAttested()
+	owner := s.SignUp("rollback-owner@example.com")
+	vault := s.CreateVault(owner.Token, "v")
+	for path, value := range map[string]string{"db/pw": "e2e-rollback-db", "other/x": "e2e-rollback-other"} {
+		r := s.Do("PUT", "/v1/vaults/"+vault+"/secrets/"+path, owner.Token, map[string]any{"type": "password", "value": value})
+		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	}
+	mem := s.SignUp("rollback-member@example.com")
+	member := joinAsMember(t, s, mem, owner.OrgID)
+	grant := func(pattern string) string {
+		return createPolicy(t, s, owner.Token, vault, map[string]any{"secret_path_pattern": pattern, "principal_type": "user",
+			"principal_id": mem.UserID, "permissions": []string{"read"}})
+	}
+	dbPolicy := grant("db/*")
+	old := storedPolicySet(t, s, owner.OrgID, vault)
+
+	// The owner moves the member from db/ to other/.
+	grant("other/*")
+	r := s.Do("DELETE", "/v1/vaults/"+vault+"/policies/"+dbPolicy, owner.Token, nil)
+	require.Equal(t, http.StatusNoContent, r.Status, string(r.Body))
+	cur := storedPolicySet(t, s, owner.OrgID, vault)
+	require.Greater(t, cur.version, old.version)
+
+	open := func(sess *client.Session, path string, ps sealedSet) (wire.Code, string) {
+		row := readSealed(t, s, owner.OrgID, path)
+		body, err := (&wire.OpenRequest{OrgID: owner.OrgID, VaultID: vault, Path: path, SecretVersion: row.version,
+			WrappedDEK: row.wrapped, Ciphertext: row.ct, Token: member, PolicySet: ps.set, PolicyMAC: ps.mac,
+			ClientIP: "127.0.0.1"}).Append(nil)
+		require.NoError(t, err)
+		code, resp, err := sess.Call(wire.OpOpen, body)
+		require.NoError(t, err)
+		if code != wire.OK {
+			require.NotContains(t, string(resp), "e2e-rollback")
+			return code, ""
+		}
+		var out wire.OpenResponse
+		require.NoError(t, out.Decode(resp))
+		return code, string(out.Plaintext)
+	}
+	check := func(t *testing.T, sess *client.Session) {
+		code, _ := open(sess, "db/pw", old)
+		require.Equal(t, wire.Forbidden, code, "the superseded set that let the member read db/")
+		code, _ = open(sess, "other/x", old)
+		require.Equal(t, wire.Forbidden, code, "the superseded set is refused whatever it says")
+		code, _ = open(sess, "db/pw", cur)
+		require.Equal(t, wire.Forbidden, code, "the current set refuses db/")
+		code, pt := open(sess, "other/x", cur)
+		require.Equal(t, wire.OK, code, "the current set works")
+		require.Equal(t, "e2e-rollback-other", pt)
+	}
+
+	t.Run("after a restart", func(t *testing.T) {
+		s.KillEnclave()
+		s.StartEnclave()
+		check(t, enclaveSession(t, s))
+	})
+	t.Run("on a second enclave", func(t *testing.T) {
+		check(t, sessionAt(t, s, s.StartSecondEnclave()))
+		check(t, enclaveSession(t, s))
+	})
+}
+
+// TestHostileProxySupersededGuardrailSetRefused: a compromised proxy keeps
+// an agent's loosened guardrail set (message signing on) and presents it
+// after a human tightened the guardrails again. Refused after a restart
+// and on a second enclave on the same HSM token.
+func TestHostileProxySupersededGuardrailSetRefused(t *testing.T) {
+	s := stack.Start(t)
+	s.WaitAttested()
+	owner := s.SignUp("guard-rollback@example.com")
+	id, key, _ := guardedAgentWithKey(t, s, owner, map[string]any{"message_signing_enabled": false})
+	r := s.Do("PATCH", "/v1/agents/"+id, owner.Token, map[string]any{"message_signing_enabled": true})
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	loose := storedGuardrailSet(t, s, id)
+	r = s.Do("PATCH", "/v1/agents/"+id, owner.Token, map[string]any{"message_signing_enabled": false})
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	strict := storedGuardrailSet(t, s, id)
+	require.Greater(t, strict.version, loose.version)
+	agent := agentJWT(t, s, id, key)
+
+	signCtx, err := json.Marshal(wire.SignContext{Chain: "base", ChainID: 8453})
+	require.NoError(t, err)
+	sign := func(sess *client.Session, gs sealedSet) (wire.Code, wire.SignIntentResponse) {
+		body, err := (&wire.SignIntentRequest{Token: agent, OrgID: owner.OrgID, AgentID: id, Chain: "ethereum", KeyVersion: 1,
+			Kind: wire.IntentPersonalSign, Payload: []byte("e2e-guard-rollback"), Context: signCtx,
+			GuardrailSet: gs.set, GuardrailMAC: gs.mac}).Append(nil)
+		require.NoError(t, err)
+		code, resp, err := sess.Call(wire.OpSignIntent, body)
+		require.NoError(t, err)
+		var out wire.SignIntentResponse
+		if code == wire.OK {
+			require.NoError(t, out.Decode(resp))
+		}
+		return code, out
+	}
+	check := func(t *testing.T, sess *client.Session) {
+		code, _ := sign(sess, loose)
+		require.Equal(t, wire.Forbidden, code, "the superseded set that allowed message signing")
+		code, resp := sign(sess, strict)
+		require.Equal(t, wire.OK, code, "the current set works")
+		require.Equal(t, "message_signing_enabled", resp.Denied, "and weighs the intent")
+		require.Empty(t, resp.Signature)
+	}
+
+	t.Run("after a restart", func(t *testing.T) {
+		s.KillEnclave()
+		s.StartEnclave()
+		check(t, enclaveSession(t, s))
+	})
+	t.Run("on a second enclave", func(t *testing.T) {
+		check(t, sessionAt(t, s, s.StartSecondEnclave()))
+		check(t, enclaveSession(t, s))
+	})
+}
