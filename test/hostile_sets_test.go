@@ -2,8 +2,6 @@ package test
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -11,27 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/attestation/nitro"
-	"github.com/opencustody/ocv/attestation/sim"
 	"github.com/opencustody/ocv/enclave/client"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/test/stack"
 )
-
-// sessionAt opens an attested session to the enclave at addr (the stack's
-// own or a second one on the same HSM token), as enclaveSession does.
-func sessionAt(t *testing.T, s *stack.Stack, addr string) *client.Session {
-	t.Helper()
-	root, err := sim.LoadRoot(s.RootPath)
-	require.NoError(t, err)
-	pcr0, _ := hex.DecodeString(s.PCR0)
-	v, err := nitro.NewValidator(nitro.Config{Roots: []*x509.Certificate{root}, SimulatedRoots: true, AllowedPCRs: map[uint][][]byte{0: {pcr0}}})
-	require.NoError(t, err)
-	sess, err := client.DialSession(stack.Context(t), addr, v)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = sess.Close() })
-	return sess
-}
 
 // sealedSet is a sealed set as the proxy stores it.
 type sealedSet struct {
@@ -133,7 +114,7 @@ func TestHostileProxySupersededPolicySetRefused(t *testing.T) {
 		check(t, enclaveSession(t, s))
 	})
 	t.Run("on a second enclave", func(t *testing.T) {
-		check(t, sessionAt(t, s, s.StartSecondEnclave()))
+		check(t, enclaveSessionAt(t, s, s.StartSecondEnclave()))
 		check(t, enclaveSession(t, s))
 	})
 }
@@ -186,7 +167,7 @@ func TestHostileProxySupersededGuardrailSetRefused(t *testing.T) {
 		check(t, enclaveSession(t, s))
 	})
 	t.Run("on a second enclave", func(t *testing.T) {
-		check(t, sessionAt(t, s, s.StartSecondEnclave()))
+		check(t, enclaveSessionAt(t, s, s.StartSecondEnclave()))
 		check(t, enclaveSession(t, s))
 	})
 }

@@ -22,7 +22,14 @@ import (
 // is closed when the test ends.
 func enclaveSession(t *testing.T, s *stack.Stack) *client.Session {
 	t.Helper()
-	sess, err := dialStackEnclave(t, s, client.WithIdentity(s.ProxyIdentity))
+	return enclaveSessionAt(t, s, s.EnclaveAddr)
+}
+
+// enclaveSessionAt is enclaveSession to the enclave at addr: the stack's
+// own, or a second one on the same HSM token (stack.StartSecondEnclave).
+func enclaveSessionAt(t *testing.T, s *stack.Stack, addr string) *client.Session {
+	t.Helper()
+	sess, err := dialEnclaveAt(t, s, addr, client.WithIdentity(s.ProxyIdentity))
 	require.NoError(t, err)
 	return sess
 }
@@ -34,18 +41,18 @@ func enclaveSession(t *testing.T, s *stack.Stack) *client.Session {
 // (an unknown key's proof is refused during DialSession).
 func enclaveSessionWithoutIdentity(t *testing.T, s *stack.Stack, opts ...client.SessionOption) (*client.Session, error) {
 	t.Helper()
-	return dialStackEnclave(t, s, opts...)
+	return dialEnclaveAt(t, s, s.EnclaveAddr, opts...)
 }
 
-// dialEnclave validates the stack's enclave as a proxy does and dials it.
-func dialStackEnclave(t *testing.T, s *stack.Stack, opts ...client.SessionOption) (*client.Session, error) {
+// dialEnclaveAt validates the enclave at addr as a proxy does and dials it.
+func dialEnclaveAt(t *testing.T, s *stack.Stack, addr string, opts ...client.SessionOption) (*client.Session, error) {
 	t.Helper()
 	root, err := sim.LoadRoot(s.RootPath)
 	require.NoError(t, err)
 	pcr0, _ := hex.DecodeString(s.PCR0)
 	v, err := nitro.NewValidator(nitro.Config{Roots: []*x509.Certificate{root}, SimulatedRoots: true, AllowedPCRs: map[uint][][]byte{0: {pcr0}}})
 	require.NoError(t, err)
-	sess, err := client.DialSession(stack.Context(t), s.EnclaveAddr, v, opts...)
+	sess, err := client.DialSession(stack.Context(t), addr, v, opts...)
 	if err != nil {
 		return nil, err
 	}
