@@ -18,10 +18,12 @@ const (
 	OpSigningKey     Op = 10
 	OpSignIntent     Op = 11
 	OpSealGuardrails Op = 12
+	OpMintToken      Op = 13
+	OpSealIdentity   Op = 14
 )
 
 // Valid reports whether op is a known operation.
-func (op Op) Valid() bool { return op >= OpAttest && op <= OpSealGuardrails }
+func (op Op) Valid() bool { return op >= OpAttest && op <= OpSealIdentity }
 
 // String names the operation for logs.
 func (op Op) String() string {
@@ -50,6 +52,10 @@ func (op Op) String() string {
 		return "sign_intent"
 	case OpSealGuardrails:
 		return "seal_guardrails"
+	case OpMintToken:
+		return "mint_token"
+	case OpSealIdentity:
+		return "seal_identity"
 	default:
 		return "unknown"
 	}
