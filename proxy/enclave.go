@@ -19,12 +19,6 @@ func (e EnclaveAdapter) State() handlers.EnclaveState {
 	return handlers.EnclaveState{Attested: s.Attested, Reason: s.Reason, Since: s.Since, Mode: s.Mode, Simulated: s.Simulated}
 }
 
-// SignJWT signs a token's claims with the enclave's token key.
-func (e EnclaveAdapter) SignJWT(ctx context.Context, claims []byte) (string, error) {
-	tok, _, err := e.Client.SignJWT(ctx, claims)
-	return tok, err
-}
-
 // SignAuditHead signs an organization's audit chain head.
 func (e EnclaveAdapter) SignAuditHead(ctx context.Context, h store.ChainHead) ([]byte, string, error) {
 	req := wire.SignAuditHeadRequest{OrgID: h.OrgID, Seq: uint64(h.Seq), EventID: h.EventID}

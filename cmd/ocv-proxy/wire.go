@@ -52,7 +52,9 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	verifier.Lifetimes = enclavewire.TokenLifetimes{User: cfg.TokenTTL, Agent: cfg.AgentTokenTTL}
 	s.loop(func(ctx context.Context) error { return proxy.KeepRevocations(ctx, db, verifier.Revoked, log) })
 	s.loop(func(ctx context.Context) error { return proxy.KeepAgentCutoffs(ctx, db, verifier.Agents, log) })
-	if err := proxy.BootstrapAdmin(ctx, cfg, db, log); err != nil {
+	// Tokens are minted by the enclave, from the identity records it sealed.
+	minter := auth.NewMinter(enclave, db)
+	if err := proxy.BootstrapAdmin(ctx, cfg, db, minter, log); err != nil {
 		return err
 	}
 	apiKeys := proxy.NewAPIKeyVerifier(db)
@@ -63,9 +65,7 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	s.onClose(audits.Close) // flushes the events of the last requests
 	s.loop(quiet(auditlog.NewSealer(db, enclave, cfg.SealInterval, log.With("component", "audit-sealer")).Run))
 
-	minter := auth.NewMinter(enclave, cfg.PublicURL, cfg.TokenTTL)
-	minter.AgentTTL = cfg.AgentTokenTTL
-	proxy.HookUserCutoffs(ctx, db, verifier.Users, minter, log)
+	proxy.HookUserCutoffs(ctx, db, verifier.Users, log)
 	s.loop(func(ctx context.Context) error { return proxy.KeepUserCutoffs(ctx, db, verifier.Users, log) })
 	mailer, err := proxy.NewMailer(cfg, log.With("component", "mail"))
 	if err != nil {

@@ -49,6 +49,12 @@ const (
 	// signup: an organization exists for the enclave once its floor does,
 	// so that signup cannot claim an existing organization.
 	IdentityOrg IdentityKind = 6
+	// IdentityShare: OrgID, UserID (the creator: a user or an agent id),
+	// ID (share id), Verifiers (exactly one: SHA-256 of the share's
+	// capability), ExpiresMs. Sealed with the creator's own token when the
+	// share is made; opening the share mints a token of the creator from
+	// it and the creator's current records.
+	IdentityShare IdentityKind = 7
 )
 
 // Identity record statuses.
@@ -137,7 +143,7 @@ func (r *IdentityRecord) Validate() error {
 		nv = 0
 	case IdentityAgent:
 		u = use{org: true, id: true, status: true, agent: true}
-	case IdentityAPIKey, IdentityRefresh:
+	case IdentityAPIKey, IdentityRefresh, IdentityShare:
 		u = use{org: true, user: true, id: true, expires: true}
 		nv = 1
 	case IdentityOrg:
@@ -188,6 +194,8 @@ func (r *IdentityRecord) FloorName() string {
 		return "id/refresh/" + r.ID
 	case IdentityOrg:
 		return "id/org/" + r.OrgID
+	case IdentityShare:
+		return "id/share/" + r.OrgID + "/" + r.ID
 	}
 	return ""
 }

@@ -18,6 +18,10 @@ const (
 	// record; user and member records as for a password. NextRefresh must
 	// be the rotated record (same family, version + 1).
 	CredRefresh uint8 = 4
+	// CredShare: Secret is a share's capability, checked against the share
+	// record; with the creator's user and member records, or its agent
+	// record.
+	CredShare uint8 = 5
 )
 
 // Bounds of the identity messages.

@@ -56,6 +56,8 @@ func (id *identity) mintToken(ctx context.Context, req *wire.MintTokenRequest) (
 		}
 	case wire.CredAgentKey:
 		p, err = agentPrincipal(recs, req.Secret)
+	case wire.CredShare:
+		p, err = sharePrincipal(recs, req.Secret, now)
 	default:
 		err = forbidden("no credential")
 	}
@@ -120,6 +122,27 @@ func agentPrincipal(recs map[wire.IdentityKind]*wire.IdentityRecord, secret stri
 		return principal{}, forbidden("agent key does not match")
 	}
 	return principal{typ: wire.PrincipalAgent, id: a.ID, org: a.OrgID, agent: a}, nil
+}
+
+// sharePrincipal takes the creator of a share, a user (user and member
+// records) or an agent (its record, its key not needed), from the share
+// record the capability matches.
+func sharePrincipal(recs map[wire.IdentityKind]*wire.IdentityRecord, secret string, now time.Time) (principal, error) {
+	sh := recs[wire.IdentityShare]
+	if sh == nil {
+		return principal{}, forbidden("no share record")
+	}
+	var p principal
+	var err error
+	if a := recs[wire.IdentityAgent]; a != nil {
+		if len(recs) != 2 || a.ID != sh.UserID || a.OrgID != sh.OrgID || a.Status != wire.StatusActive {
+			return principal{}, forbidden("share of another agent")
+		}
+		p = principal{typ: wire.PrincipalAgent, id: a.ID, org: a.OrgID, agent: a}
+	} else if p, err = userPrincipal(recs, wire.IdentityShare); err != nil {
+		return principal{}, err
+	}
+	return p, checkKeyRecord(sh, &p, secret, now)
 }
 
 // matchesVerifier compares SHA-256(secret) with every verifier in constant

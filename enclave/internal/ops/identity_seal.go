@@ -80,7 +80,9 @@ func (id *identity) authorizeSignup(ctx context.Context, recs []*wire.IdentityRe
 		return forbidden("signup records out of order")
 	case o.OrgID != m.OrgID || o.UserID != u.UserID || m.UserID != u.UserID:
 		return forbidden("signup records disagree")
-	case m.Role != roleOwner || u.Role != "" || u.Status != wire.StatusActive || m.Status != wire.StatusActive:
+	// A platform role (the proxy's own administration) grants nothing in
+	// the enclave; a new account may carry one (docs/threat-model.d).
+	case m.Role != roleOwner || (u.Role != "" && u.Role != "admin" && u.Role != "super_admin") || u.Status != wire.StatusActive || m.Status != wire.StatusActive:
 		return forbidden("signup grants more than an owner")
 	case o.Version != 1 || u.Version != 1 || m.Version != 1:
 		return forbidden("signup records are not new")
@@ -124,10 +126,7 @@ func (id *identity) authorizeByToken(ctx context.Context, token string, recs []*
 	if err != nil {
 		return err
 	}
-	if c.PrincipalType != policy.PrincipalUser {
-		return forbidden("only users change identity records")
-	}
-	admin := c.Role.BypassesPolicies() // owner or admin
+	admin := c.PrincipalType == policy.PrincipalUser && c.Role.BypassesPolicies() // owner or admin
 	for _, r := range recs {
 		if err := id.mayChange(ctx, &c, admin, r, cur); err != nil {
 			return err
@@ -150,10 +149,17 @@ func (id *identity) mayChange(ctx context.Context, c *tokens.Claims, admin bool,
 			return forbidden("agent change without an owner or admin")
 		}
 	case wire.IdentityAPIKey:
-		if r.OrgID != c.OrgID || (r.UserID != c.Subject && !admin) {
+		if c.PrincipalType != policy.PrincipalUser || r.OrgID != c.OrgID || (r.UserID != c.Subject && !admin) {
 			return forbidden("api key of another user")
 		}
+	case wire.IdentityShare: // only the creator shares with its own authority
+		if r.OrgID != c.OrgID || r.UserID != c.Subject {
+			return forbidden("share of another principal")
+		}
 	case wire.IdentityUser:
+		if c.PrincipalType != policy.PrincipalUser {
+			return forbidden("user record changed by an agent")
+		}
 		absent, err := id.floorAbsent(ctx, r.FloorName())
 		if err != nil {
 			return err

@@ -1,0 +1,147 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/internal/store"
+)
+
+// IdentityEnclave is what the Minter needs of the enclave: it checks
+// credentials against sealed records and mints tokens from them, and seals
+// records once it has checked the authority for them.
+type IdentityEnclave interface {
+	MintToken(ctx context.Context, req wire.MintTokenRequest) (wire.MintTokenResponse, error)
+	SealIdentity(ctx context.Context, req wire.SealIdentityRequest) ([][]byte, error)
+}
+
+// SealedStore keeps the sealed identity records, by floor name.
+type SealedStore interface {
+	SealedIdentity(ctx context.Context, name string) (store.SealedRecord, error)
+	PutSealedIdentity(ctx context.Context, recs map[string]store.SealedRecord) error
+}
+
+// Minter has the enclave issue access tokens: it passes the credential and
+// the sealed records the credential must match; the enclave checks both and
+// builds the claims from the records alone (issuer, lifetime and cut-offs
+// are the enclave's).
+type Minter struct {
+	enclave IdentityEnclave
+	records SealedStore
+	now     func() time.Time
+}
+
+// NewMinter returns a Minter over the enclave and the sealed records.
+func NewMinter(e IdentityEnclave, records SealedStore) *Minter {
+	return &Minter{enclave: e, records: records, now: time.Now}
+}
+
+// ErrNoRecord is a principal without a sealed record: its credential
+// cannot be checked (callers answer 401).
+var ErrNoRecord = errors.New("no sealed identity record")
+
+// Minted is an access token and its lifetime; Refresh is the new refresh
+// record's seal when one was asked for.
+type Minted struct {
+	Token string
+	TTL   time.Duration
+}
+
+// load reads the sealed records by name, in order.
+func (m *Minter) load(ctx context.Context, names ...string) ([]wire.SealedIdentity, error) {
+	out := make([]wire.SealedIdentity, 0, len(names))
+	for _, n := range names {
+		r, err := m.records.SealedIdentity(ctx, n)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, ErrNoRecord
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, wire.SealedIdentity{Record: r.Record, MAC: r.MAC})
+	}
+	return out, nil
+}
+
+// mint asks the enclave; a refusal is ErrInvalidToken.
+func (m *Minter) mint(ctx context.Context, req wire.MintTokenRequest) (wire.MintTokenResponse, Minted, error) {
+	resp, err := m.enclave.MintToken(ctx, req)
+	if errors.Is(err, wire.ErrForbidden) {
+		return resp, Minted{}, ErrInvalidToken
+	}
+	if err != nil {
+		return resp, Minted{}, fmt.Errorf("minting token: %w", err)
+	}
+	ttl := time.Unix(resp.ExpiresAt, 0).Sub(m.now()).Round(time.Second)
+	return resp, Minted{Token: resp.Token, TTL: max(ttl, 0)}, nil
+}
+
+// UserNames are the floor names of a user's records in an organization.
+func UserNames(userID, orgID string) (user, member string) {
+	return "id/user/" + userID, "id/member/" + orgID + "/" + userID
+}
+
+// Password mints a token for a user of orgID who presents password. With
+// refresh set, the enclave also seals that new refresh record (a new
+// family) and it is stored.
+func (m *Minter) Password(ctx context.Context, userID, orgID, password string, refresh *wire.IdentityRecord) (Minted, error) {
+	u, mem := UserNames(userID, orgID)
+	recs, err := m.load(ctx, u, mem)
+	if err != nil {
+		return Minted{}, err
+	}
+	req := wire.MintTokenRequest{Credential: wire.CredPassword, Secret: password, Records: recs}
+	return m.withRefresh(ctx, req, refresh)
+}
+
+func (m *Minter) withRefresh(ctx context.Context, req wire.MintTokenRequest, refresh *wire.IdentityRecord) (Minted, error) {
+	var next []byte
+	if refresh != nil {
+		var err error
+		if next, err = refresh.Append(nil); err != nil {
+			return Minted{}, err
+		}
+		req.NextRefresh = next
+	}
+	resp, out, err := m.mint(ctx, req)
+	if err != nil || refresh == nil {
+		return out, err
+	}
+	err = m.records.PutSealedIdentity(ctx, map[string]store.SealedRecord{refresh.FloorName(): {Record: next, MAC: resp.RefreshMAC}})
+	return out, err
+}
+
+// APIKey mints a token for the owner of a personal API key.
+func (m *Minter) APIKey(ctx context.Context, k APIKey, secret string) (Minted, error) {
+	u, mem := UserNames(k.UserID, k.OrgID)
+	recs, err := m.load(ctx, u, mem, "id/apikey/"+k.OrgID+"/"+k.ID)
+	if err != nil {
+		return Minted{}, err
+	}
+	_, out, err := m.mint(ctx, wire.MintTokenRequest{Credential: wire.CredAPIKey, Secret: secret, Records: recs})
+	return out, err
+}
+
+// Refresh mints a token for a refresh token of family familyID, rotating
+// it: next (same family, the next version) is sealed and stored.
+func (m *Minter) Refresh(ctx context.Context, userID, orgID, familyID, secret string, next *wire.IdentityRecord) (Minted, error) {
+	u, mem := UserNames(userID, orgID)
+	recs, err := m.load(ctx, u, mem, "id/refresh/"+familyID)
+	if err != nil {
+		return Minted{}, err
+	}
+	return m.withRefresh(ctx, wire.MintTokenRequest{Credential: wire.CredRefresh, Secret: secret, Records: recs}, next)
+}
+
+// Agent mints a token for an agent presenting one of its API keys.
+func (m *Minter) Agent(ctx context.Context, orgID, agentID, secret string) (Minted, error) {
+	recs, err := m.load(ctx, "id/agent/"+orgID+"/"+agentID)
+	if err != nil {
+		return Minted{}, err
+	}
+	_, out, err := m.mint(ctx, wire.MintTokenRequest{Credential: wire.CredAgentKey, Secret: secret, Records: recs})
+	return out, err
+}
