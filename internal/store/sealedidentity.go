@@ -43,3 +43,17 @@ func (s *Store) PutSealedIdentity(ctx context.Context, recs map[string]SealedRec
 		return nil
 	})
 }
+
+// AgentKeyHash returns the SHA-256 of an agent's current API key (its
+// sealed record's verifier); ErrNotFound for an unknown agent.
+func (s *Store) AgentKeyHash(ctx context.Context, orgID, agentID string) ([]byte, error) {
+	var h []byte
+	err := s.pool.QueryRow(ctx, `SELECT key_hash FROM agents WHERE org_id = $1 AND id = $2`, orgID, agentID).Scan(&h)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("agent key: %w", NotFound("agent"))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading agent key: %w", err)
+	}
+	return h, nil
+}

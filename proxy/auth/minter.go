@@ -22,6 +22,7 @@ type IdentityEnclave interface {
 type SealedStore interface {
 	SealedIdentity(ctx context.Context, name string) (store.SealedRecord, error)
 	PutSealedIdentity(ctx context.Context, recs map[string]store.SealedRecord) error
+	AgentKeyHash(ctx context.Context, orgID, agentID string) ([]byte, error)
 }
 
 // Minter has the enclave issue access tokens: it passes the credential and

@@ -128,3 +128,47 @@ func (m *Minter) Share(ctx context.Context, creatorType, creatorID, orgID, share
 	_, out, err := m.mint(ctx, wire.MintTokenRequest{Credential: wire.CredShare, Secret: shareID, Records: recs})
 	return out, err
 }
+
+// SealAgent has the enclave seal an agent's record (its flags, scopes and
+// status as rec gives them) with an owner's or admin's token; the verifier
+// is its current key's, read from the store.
+func (m *Minter) SealAgent(ctx context.Context, changerToken string, rec *wire.IdentityRecord) error {
+	h, err := m.records.AgentKeyHash(ctx, rec.OrgID, rec.ID)
+	if err != nil {
+		return err
+	}
+	if len(h) != 32 {
+		return fmt.Errorf("agent key hash of %d bytes", len(h))
+	}
+	rec.Verifiers = [][32]byte{[32]byte(h)}
+	return m.Seal(ctx, changerToken, "", nil, rec)
+}
+
+// SealAPIKey has the enclave seal a personal API key's record (expires
+// zero: never) with a token of its user (or an owner's or admin's).
+func (m *Minter) SealAPIKey(ctx context.Context, token, orgID, userID, keyID string, hash []byte, expires time.Time) error {
+	if len(hash) != 32 {
+		return fmt.Errorf("api key hash of %d bytes", len(hash))
+	}
+	var ms int64
+	if !expires.IsZero() {
+		ms = max(expires.UnixMilli(), 1)
+	}
+	return m.Seal(ctx, token, "", nil, &wire.IdentityRecord{Kind: wire.IdentityAPIKey, OrgID: orgID, UserID: userID, ID: keyID,
+		Verifiers: [][32]byte{[32]byte(hash)}, ExpiresMs: ms})
+}
+
+// RetireAPIKey seals the key's record again as expired now: the enclave
+// mints nothing more for it.
+func (m *Minter) RetireAPIKey(ctx context.Context, token, orgID, keyID string) error {
+	cur, _, err := m.Current(ctx, "id/apikey/"+orgID+"/"+keyID)
+	if errors.Is(err, ErrNoRecord) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	next := *cur
+	next.ExpiresMs = max(m.now().UnixMilli(), 1)
+	return m.Seal(ctx, token, "", nil, &next)
+}
