@@ -1,6 +1,7 @@
 package enclave_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/opencustody/ocv/enclave"
 	"github.com/opencustody/ocv/enclave/client"
+	"github.com/opencustody/ocv/enclave/internal/ops"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/policy"
 )
@@ -50,17 +52,15 @@ func agentClaims(org, sub string, scopes []string) map[string]any {
 	return c
 }
 
-// token has the enclave sign claims (OpSignJWT), as the proxy does.
+// token signs claims with the enclave's own token key, through the key
+// store (no wire operation signs chosen claims).
 func (a *authEnv) token(t testing.TB, claims map[string]any) string {
 	t.Helper()
 	b, err := json.Marshal(claims)
 	require.NoError(t, err)
-	code, body, err := a.s.Call(wire.OpSignJWT, encode(t, &wire.SignJWTRequest{Claims: b}))
+	tok, err := ops.SignTokenWithStore(context.Background(), a.ks, b)
 	require.NoError(t, err)
-	require.Equal(t, wire.OK, code)
-	var resp wire.SignJWTResponse
-	require.NoError(t, resp.Decode(body))
-	return resp.Token
+	return tok
 }
 
 // forgedToken is signed by a key that is not the enclave's, under the
