@@ -251,10 +251,12 @@ func TestIdentity(t *testing.T) {
 		// Roles of the inviter: members may not invite, admins may not invite owners.
 		member := s.SignUp("org-member@example.com")
 		execSQL(t, s, `UPDATE org_members SET role = 'member' WHERE user_id = '`+member.UserID+`'`)
+		sealMembership(t, s, member.OrgID, member.UserID, "member")
 		memberToken := signIn(t, s, member.Email, member.Password)["access_token"].(string)
 		requireProblem(t, s.Do("POST", "/v1/org/invite", memberToken, map[string]string{"email": "y@example.com", "role": "member"}),
 			403, "forbidden")
 		execSQL(t, s, `UPDATE org_members SET role = 'admin' WHERE user_id = '`+member.UserID+`'`)
+		sealMembership(t, s, member.OrgID, member.UserID, "admin")
 		adminToken := signIn(t, s, member.Email, member.Password)["access_token"].(string)
 		requireProblem(t, s.Do("POST", "/v1/org/invite", adminToken, map[string]string{"email": "y@example.com", "role": "owner"}),
 			403, "forbidden")
