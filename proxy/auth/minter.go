@@ -95,6 +95,9 @@ func (m *Minter) Password(ctx context.Context, userID, orgID, password string, r
 		return Minted{}, err
 	}
 	req := wire.MintTokenRequest{Credential: wire.CredPassword, Secret: password, Records: recs}
+	if refresh != nil {
+		refresh.Version = 1 // a new family
+	}
 	return m.withRefresh(ctx, req, refresh)
 }
 
@@ -134,6 +137,11 @@ func (m *Minter) Refresh(ctx context.Context, userID, orgID, familyID, secret st
 	if err != nil {
 		return Minted{}, err
 	}
+	var cur wire.IdentityRecord
+	if err := cur.Decode(recs[2].Record); err != nil {
+		return Minted{}, ErrInvalidToken
+	}
+	next.Version = cur.Version + 1
 	return m.withRefresh(ctx, wire.MintTokenRequest{Credential: wire.CredRefresh, Secret: secret, Records: recs}, next)
 }
 
