@@ -212,7 +212,12 @@ func (id *identity) mint(ctx context.Context, p *principal, now time.Time) (wire
 	if err != nil {
 		return wire.MintTokenResponse{}, err
 	}
+	// Rounded up, so that a token minted right after a cut-off at a finer
+	// precision (the proxy's) is never before it.
 	ms := now.UnixMilli()
+	if time.UnixMilli(ms).Before(now) {
+		ms++
+	}
 	if nb == math.MaxInt64 || nb > ms+wire.TokenClockSkew.Milliseconds() {
 		return wire.MintTokenResponse{}, forbidden("principal cut off")
 	}
