@@ -11,11 +11,12 @@ import (
 
 // HookUserCutoffs wires the users' access token cut-offs: this replica's
 // own changes reach cutoffs right after their commit, tokens minted after
-// a cut-off are stamped no earlier (by the enclave), and every cut-off is loaded once before
+// a cut-off are stamped no earlier, and every cut-off is loaded once before
 // it returns, so that the server never starts without them.
 // KeepUserCutoffs then keeps them current.
-func HookUserCutoffs(ctx context.Context, db *store.Store, cutoffs *auth.UserCutoffs, log *slog.Logger) {
+func HookUserCutoffs(ctx context.Context, db *store.Store, cutoffs *auth.UserCutoffs, minter *auth.Minter, log *slog.Logger) {
 	db.SetUserCutoffHook(func(c store.UserCutoff) { setUserCutoff(cutoffs, c) })
+	minter.Users = db
 	loadUserCutoffs(ctx, db, cutoffs, log)
 }
 

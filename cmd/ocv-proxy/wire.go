@@ -65,7 +65,7 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	s.onClose(audits.Close) // flushes the events of the last requests
 	s.loop(quiet(auditlog.NewSealer(db, enclave, cfg.SealInterval, log.With("component", "audit-sealer")).Run))
 
-	proxy.HookUserCutoffs(ctx, db, verifier.Users, log)
+	proxy.HookUserCutoffs(ctx, db, verifier.Users, minter, log)
 	s.loop(func(ctx context.Context) error { return proxy.KeepUserCutoffs(ctx, db, verifier.Users, log) })
 	mailer, err := proxy.NewMailer(cfg, log.With("component", "mail"))
 	if err != nil {

@@ -92,7 +92,7 @@ func TestIdentityMessagesRoundTrip(t *testing.T) {
 func identityMessages(rec, mac []byte) map[string]struct{ in, out Message } {
 	sealed := []SealedIdentity{{Record: rec, MAC: mac}, {Record: rec, MAC: mac}}
 	return map[string]struct{ in, out Message }{
-		"mint":         {&MintTokenRequest{Credential: CredPassword, Secret: "pw", Records: sealed, NextRefresh: rec}, &MintTokenRequest{}},
+		"mint":         {&MintTokenRequest{Credential: CredPassword, Secret: "pw", Records: sealed, NextRefresh: rec, NotBeforeMs: 77}, &MintTokenRequest{}},
 		"mint empty":   {&MintTokenRequest{}, &MintTokenRequest{}},
 		"mint reply":   {&MintTokenResponse{Token: "a.b.c", KID: "k", ExpiresAt: 5, IssuedAtMs: 4, RefreshMAC: mac}, &MintTokenResponse{}},
 		"seal":         {&SealIdentityRequest{Token: "t", OldPassword: "o", Current: sealed, Records: [][]byte{rec, rec}}, &SealIdentityRequest{}},

@@ -82,11 +82,17 @@ func (e *tooMany) Unwrap() error { return ErrBadRequest }
 // Records are the sealed records the credential must match (any order, at
 // most one of each kind); NextRefresh, when set, is a new refresh record to
 // seal with the token (a sign-in's first, or a refresh's rotation).
+//
+// NotBeforeMs (Unix ms, 0: none) asks for an issue time no earlier than a
+// cut-off the proxy keeps itself (its own revocation cut-offs are set a
+// second ahead); the enclave refuses one more than TokenClockSkew ahead of
+// its clock, which verifiers tolerate anyway.
 type MintTokenRequest struct {
 	Credential  uint8
 	Secret      string
 	Records     []SealedIdentity
 	NextRefresh []byte
+	NotBeforeMs int64
 }
 
 // Append implements Message.
@@ -99,7 +105,10 @@ func (m *MintTokenRequest) Append(b []byte) ([]byte, error) {
 	if b, err = appendSealed(b, m.Records); err != nil {
 		return b, err
 	}
-	return appendBytes(b, m.NextRefresh, MaxIdentityRecord, "next refresh")
+	if b, err = appendBytes(b, m.NextRefresh, MaxIdentityRecord, "next refresh"); err != nil {
+		return b, err
+	}
+	return appendU64(b, uint64(m.NotBeforeMs)), nil
 }
 
 // Decode implements Message.
@@ -111,6 +120,7 @@ func (m *MintTokenRequest) Decode(b []byte) error {
 	m.Secret = d.str(MaxSecretLen, "secret")
 	m.Records = d.sealed()
 	m.NextRefresh = d.bytes(MaxIdentityRecord, "next refresh")
+	m.NotBeforeMs = int64(d.u64("not before"))
 	return d.finish()
 }
 

@@ -32,7 +32,10 @@ type SealedStore interface {
 type Minter struct {
 	enclave IdentityEnclave
 	records SealedStore
-	now     func() time.Time
+	// Users, when set, gives a user's cut-off (the proxy's own), so that
+	// the enclave stamps a token minted right after it no earlier.
+	Users UserCutoffSource
+	now   func() time.Time
 }
 
 // NewMinter returns a Minter over the enclave and the sealed records.
@@ -67,6 +70,38 @@ func (m *Minter) load(ctx context.Context, names ...string) ([]wire.SealedIdenti
 	return out, nil
 }
 
+// userNotBefore is the user's cut-off in orgID as the proxy keeps it
+// (Unix ms, 0: none).
+func (m *Minter) userNotBefore(ctx context.Context, userID, orgID string) (int64, error) {
+	if m.Users == nil {
+		return 0, nil
+	}
+	nb, err := m.Users.UserTokensNotBefore(ctx, userID, orgID)
+	if err != nil || nb.IsZero() {
+		return 0, err
+	}
+	return stampMs(nb), nil
+}
+
+// stampMs is t in Unix milliseconds rounded up.
+func stampMs(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if time.UnixMilli(ms).Before(t) {
+		ms++
+	}
+	return ms
+}
+
+// mintUser is mint for a user of orgID, stamped no earlier than its cut-off.
+func (m *Minter) mintUser(ctx context.Context, userID, orgID string, req wire.MintTokenRequest) (wire.MintTokenResponse, Minted, error) {
+	nb, err := m.userNotBefore(ctx, userID, orgID)
+	if err != nil {
+		return wire.MintTokenResponse{}, Minted{}, fmt.Errorf("minting token: %w", err)
+	}
+	req.NotBeforeMs = nb
+	return m.mint(ctx, req)
+}
+
 // mint asks the enclave; a refusal is ErrInvalidToken.
 func (m *Minter) mint(ctx context.Context, req wire.MintTokenRequest) (wire.MintTokenResponse, Minted, error) {
 	resp, err := m.enclave.MintToken(ctx, req)
@@ -98,10 +133,10 @@ func (m *Minter) Password(ctx context.Context, userID, orgID, password string, r
 	if refresh != nil {
 		refresh.Version = 1 // a new family
 	}
-	return m.withRefresh(ctx, req, refresh)
+	return m.withRefresh(ctx, userID, orgID, req, refresh)
 }
 
-func (m *Minter) withRefresh(ctx context.Context, req wire.MintTokenRequest, refresh *wire.IdentityRecord) (Minted, error) {
+func (m *Minter) withRefresh(ctx context.Context, userID, orgID string, req wire.MintTokenRequest, refresh *wire.IdentityRecord) (Minted, error) {
 	var next []byte
 	if refresh != nil {
 		var err error
@@ -110,7 +145,7 @@ func (m *Minter) withRefresh(ctx context.Context, req wire.MintTokenRequest, ref
 		}
 		req.NextRefresh = next
 	}
-	resp, out, err := m.mint(ctx, req)
+	resp, out, err := m.mintUser(ctx, userID, orgID, req)
 	if err != nil || refresh == nil {
 		return out, err
 	}
@@ -125,7 +160,7 @@ func (m *Minter) APIKey(ctx context.Context, k APIKey, secret string) (Minted, e
 	if err != nil {
 		return Minted{}, err
 	}
-	_, out, err := m.mint(ctx, wire.MintTokenRequest{Credential: wire.CredAPIKey, Secret: secret, Records: recs})
+	_, out, err := m.mintUser(ctx, k.UserID, k.OrgID, wire.MintTokenRequest{Credential: wire.CredAPIKey, Secret: secret, Records: recs})
 	return out, err
 }
 
@@ -142,15 +177,20 @@ func (m *Minter) Refresh(ctx context.Context, userID, orgID, familyID, secret st
 		return Minted{}, ErrInvalidToken
 	}
 	next.Version = cur.Version + 1
-	return m.withRefresh(ctx, wire.MintTokenRequest{Credential: wire.CredRefresh, Secret: secret, Records: recs}, next)
+	return m.withRefresh(ctx, userID, orgID, wire.MintTokenRequest{Credential: wire.CredRefresh, Secret: secret, Records: recs}, next)
 }
 
-// Agent mints a token for an agent presenting one of its API keys.
-func (m *Minter) Agent(ctx context.Context, orgID, agentID, secret string) (Minted, error) {
+// Agent mints a token for an agent presenting one of its API keys, stamped
+// no earlier than notBefore (the agent's cut-off as the proxy keeps it).
+func (m *Minter) Agent(ctx context.Context, orgID, agentID, secret string, notBefore time.Time) (Minted, error) {
 	recs, err := m.load(ctx, "id/agent/"+orgID+"/"+agentID)
 	if err != nil {
 		return Minted{}, err
 	}
-	_, out, err := m.mint(ctx, wire.MintTokenRequest{Credential: wire.CredAgentKey, Secret: secret, Records: recs})
+	req := wire.MintTokenRequest{Credential: wire.CredAgentKey, Secret: secret, Records: recs}
+	if !notBefore.IsZero() {
+		req.NotBeforeMs = stampMs(notBefore)
+	}
+	_, out, err := m.mint(ctx, req)
 	return out, err
 }

@@ -119,13 +119,22 @@ func (m *Minter) SealShare(ctx context.Context, creatorToken, creatorID, orgID, 
 		ID: shareID, Verifiers: [][32]byte{v}, ExpiresMs: expires.UnixMilli()})
 }
 
-// Share mints a token of a share's creator from the sealed share.
-func (m *Minter) Share(ctx context.Context, creatorType, creatorID, orgID, shareID string) (Minted, error) {
+// Share mints a token of a share's creator from the sealed share, stamped
+// no earlier than notBefore (an agent creator's cut-off; a user's is read).
+func (m *Minter) Share(ctx context.Context, creatorType, creatorID, orgID, shareID string, notBefore time.Time) (Minted, error) {
 	recs, err := m.load(ctx, shareNames(creatorType, creatorID, orgID, shareID)...)
 	if err != nil {
 		return Minted{}, err
 	}
-	_, out, err := m.mint(ctx, wire.MintTokenRequest{Credential: wire.CredShare, Secret: shareID, Records: recs})
+	req := wire.MintTokenRequest{Credential: wire.CredShare, Secret: shareID, Records: recs}
+	if creatorType != PrincipalAgent {
+		_, out, err := m.mintUser(ctx, creatorID, orgID, req)
+		return out, err
+	}
+	if !notBefore.IsZero() {
+		req.NotBeforeMs = stampMs(notBefore)
+	}
+	_, out, err := m.mint(ctx, req)
 	return out, err
 }
 

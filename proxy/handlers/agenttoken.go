@@ -50,7 +50,11 @@ func (h *Handlers) AgentToken(w http.ResponseWriter, r *http.Request) error {
 	entry.SetOrg(a.OrgID, auth.PrincipalAgent, a.ID)
 	// The enclave checks the key against the agent's sealed record and
 	// takes the token's flags and scopes from it.
-	minted, err := h.Minter.Agent(r.Context(), a.OrgID, a.ID, *in.APIKey)
+	var notBefore time.Time
+	if a.TokensValidAfter != nil {
+		notBefore = *a.TokensValidAfter
+	}
+	minted, err := h.Minter.Agent(r.Context(), a.OrgID, a.ID, *in.APIKey, notBefore)
 	if errors.Is(err, auth.ErrInvalidToken) || errors.Is(err, auth.ErrNoRecord) {
 		return errBadAgentKey
 	}

@@ -70,7 +70,7 @@ func (id *identity) mintToken(ctx context.Context, req *wire.MintTokenRequest) (
 			return wire.MintTokenResponse{}, err
 		}
 	}
-	resp, err := id.mint(ctx, &p, now)
+	resp, err := id.mint(ctx, &p, now, req.NotBeforeMs)
 	resp.RefreshMAC = refreshMAC
 	return resp, err
 }
@@ -207,11 +207,15 @@ func (id *identity) cutoff(ctx context.Context, p *principal) (int64, error) {
 
 // mint signs the claims of p: issuer and lifetime from the enclave's
 // configuration, the issue time no earlier than p's cut-off.
-func (id *identity) mint(ctx context.Context, p *principal, now time.Time) (wire.MintTokenResponse, error) {
+func (id *identity) mint(ctx context.Context, p *principal, now time.Time, hint int64) (wire.MintTokenResponse, error) {
 	nb, err := id.cutoff(ctx, p)
 	if err != nil {
 		return wire.MintTokenResponse{}, err
 	}
+	if hint > now.UnixMilli()+wire.TokenClockSkew.Milliseconds() {
+		return wire.MintTokenResponse{}, fmt.Errorf("%w: not-before too far ahead", wire.ErrBadRequest)
+	}
+	nb = max(nb, hint)
 	// Rounded up, so that a token minted right after a cut-off at a finer
 	// precision (the proxy's) is never before it.
 	ms := now.UnixMilli()
