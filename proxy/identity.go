@@ -106,6 +106,9 @@ func BootstrapAdmin(ctx context.Context, cfg Config, db *store.Store, minter *au
 			return event(m.OrgID, u.ID, "admin.bootstrap")
 		})
 		if err == nil {
+			if err := minter.SetPlatformRole(ctx, u.ID, role); err != nil && !errors.Is(err, auth.ErrNoRecord) {
+				return fmt.Errorf("bootstrapping admin: %w", err)
+			}
 			if changed {
 				log.Info("bootstrap admin promoted", "user_id", u.ID, "platform_role", role)
 			}

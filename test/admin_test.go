@@ -303,8 +303,10 @@ func TestAdmin(t *testing.T) {
 		// Another platform administrator: only a super_admin may delete one.
 		adm := s.SignUp("del-admin@example.com")
 		execSQL(t, s, `UPDATE users SET platform_role = 'admin' WHERE id = '`+adm.UserID+`'`)
+		sealPlatformRole(t, s, adm.UserID, "admin")
 		adm2 := s.SignUp("del-admin2@example.com")
 		execSQL(t, s, `UPDATE users SET platform_role = 'admin' WHERE id = '`+adm2.UserID+`'`)
+		sealPlatformRole(t, s, adm2.UserID, "admin")
 		admToken := signIn(t, s, adm.Email, adm.Password)["access_token"].(string)
 		requireProblem(t, s.Do("DELETE", "/v1/admin/users/"+adm2.UserID, admToken, nil), 403, "forbidden")
 		r = s.Do("DELETE", "/v1/admin/users/"+adm2.UserID, root, nil)

@@ -109,3 +109,22 @@ func sealMembership(t *testing.T, s *stack.Stack, orgID, userID, role string) {
 		ON CONFLICT (name) DO UPDATE SET record = excluded.record, mac = excluded.mac`, name, b, resp.MACs[0])
 	require.NoError(t, err)
 }
+
+// sealPlatformRole has the enclave seal userID's record with a platform
+// role (only that field may change this way), as the proxy does for its
+// bootstrap administrator, and stores it where the proxy keeps it.
+func sealPlatformRole(t *testing.T, s *stack.Stack, userID, role string) {
+	t.Helper()
+	name := "id/user/" + userID
+	cur := sealedIdentity(t, s, name)
+	var rec wire.IdentityRecord
+	require.NoError(t, rec.Decode(cur.Record))
+	rec.Version++
+	rec.Role = role
+	b, err := rec.Append(nil)
+	require.NoError(t, err)
+	var resp wire.SealIdentityResponse
+	require.Equal(t, wire.OK, callWire(t, enclaveSession(t, s), wire.OpSealIdentity,
+		&wire.SealIdentityRequest{Current: []wire.SealedIdentity{cur}, Records: [][]byte{b}}, &resp))
+	execSQL(t, s, "UPDATE sealed_identity SET record = '\\x"+hexOf(b)+"', mac = '\\x"+hexOf(resp.MACs[0])+"' WHERE name = '"+name+"'")
+}

@@ -171,7 +171,9 @@ func (m *MintTokenResponse) Decode(b []byte) error {
 //     organization (or an owner's or admin's);
 //   - a user record's change: OldPassword matches the verifier of the
 //     current user record, given in Current (an access token is not
-//     enough).
+//     enough); a first password: the user's own token and Current;
+//   - a user's platform role alone: Current only (platform roles grant
+//     nothing in the enclave).
 //
 // Every record's version must be its floor's plus one (1 when none).
 type SealIdentityRequest struct {

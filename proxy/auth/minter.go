@@ -111,7 +111,7 @@ func (m *Minter) mint(ctx context.Context, req wire.MintTokenRequest) (wire.Mint
 	if err != nil {
 		return resp, Minted{}, fmt.Errorf("minting token: %w", err)
 	}
-	ttl := time.Unix(resp.ExpiresAt, 0).Sub(m.now()).Round(time.Second)
+	ttl := time.Duration(resp.ExpiresAt-resp.IssuedAtMs/1000) * time.Second // exp - iat: the enclave's lifetime
 	return resp, Minted{Token: resp.Token, TTL: max(ttl, 0)}, nil
 }
 

@@ -181,3 +181,19 @@ func (m *Minter) RetireAPIKey(ctx context.Context, token, orgID, keyID string) e
 	next.ExpiresMs = max(m.now().UnixMilli(), 1)
 	return m.Seal(ctx, token, "", nil, &next)
 }
+
+// SetPlatformRole seals the user's record with a new platform role (see
+// wire.SealIdentityRequest: the enclave lets only that field change this
+// way, since platform roles grant nothing in the enclave).
+func (m *Minter) SetPlatformRole(ctx context.Context, userID, role string) error {
+	cur, sealed, err := m.Current(ctx, "id/user/"+userID)
+	if err != nil {
+		return err
+	}
+	if cur.Role == role {
+		return nil
+	}
+	next := *cur
+	next.Role = role
+	return m.Seal(ctx, "", "", []wire.SealedIdentity{sealed}, &next)
+}

@@ -37,13 +37,13 @@ func (id *identity) sealIdentity(ctx context.Context, req *wire.SealIdentityRequ
 	if err != nil {
 		return wire.SealIdentityResponse{}, err
 	}
-	passwordChange := false
 	switch {
+	case req.Token == "" && req.OldPassword == "" && len(req.Current) == 1:
+		err = authorizePlatformRole(recs, cur)
 	case req.Token == "" && req.OldPassword == "":
 		err = id.authorizeSignup(ctx, recs)
 	case req.Token == "":
 		err = id.authorizePasswordChange(ctx, recs, cur, req.OldPassword)
-		passwordChange = true
 	default:
 		err = id.authorizeByToken(ctx, req.Token, recs, cur)
 	}
@@ -56,14 +56,38 @@ func (id *identity) sealIdentity(ctx context.Context, req *wire.SealIdentityRequ
 			return wire.SealIdentityResponse{}, err
 		}
 	}
-	if passwordChange {
-		// Every token of the user issued before now stops working.
-		name := "cutoff/-/" + recs[0].UserID
-		if err := id.floors.Set(ctx, name, floors.Floor{NotBefore: id.now().UnixMilli()}); err != nil {
+	for _, r := range recs {
+		if r.Kind != wire.IdentityUser || r.Version == 1 {
+			continue
+		}
+		// A changed user record (password, platform role): every token of
+		// the user issued before now stops working.
+		if err := id.floors.Set(ctx, "cutoff/-/"+r.UserID, floors.Floor{NotBefore: id.now().UnixMilli()}); err != nil {
 			return wire.SealIdentityResponse{}, fmt.Errorf("%w: %w", wire.ErrUnavailable, err)
 		}
 	}
 	return out, nil
+}
+
+// validPlatformRole: none, admin or super_admin.
+func validPlatformRole(r string) bool { return r == "" || r == "admin" || r == "super_admin" }
+
+// authorizePlatformRole accepts a new version of one user record that
+// changes only its platform role. Platform roles are the proxy's own
+// administration and grant nothing in the enclave (no enclave check reads
+// them), so the proxy's word is all there is to check; the password,
+// email and status cannot change this way.
+func authorizePlatformRole(recs []*wire.IdentityRecord, cur map[wire.IdentityKind]*wire.IdentityRecord) error {
+	c := cur[wire.IdentityUser]
+	if len(recs) != 1 || c == nil {
+		return forbidden("a platform role change is one user record")
+	}
+	n := recs[0]
+	if n.Kind != wire.IdentityUser || n.UserID != c.UserID || n.Email != c.Email || n.PasswordVerifier != c.PasswordVerifier ||
+		n.Status != c.Status || !validPlatformRole(n.Role) {
+		return forbidden("a platform role change changes only the platform role")
+	}
+	return nil
 }
 
 func validOrgRole(r string) bool { return r == roleOwner || r == roleAdmin || r == roleMember }
@@ -82,7 +106,7 @@ func (id *identity) authorizeSignup(ctx context.Context, recs []*wire.IdentityRe
 		return forbidden("signup records disagree")
 	// A platform role (the proxy's own administration) grants nothing in
 	// the enclave; a new account may carry one (docs/threat-model.d).
-	case m.Role != roleOwner || (u.Role != "" && u.Role != "admin" && u.Role != "super_admin") || u.Status != wire.StatusActive || m.Status != wire.StatusActive:
+	case m.Role != roleOwner || !validPlatformRole(u.Role) || u.Status != wire.StatusActive || m.Status != wire.StatusActive:
 		return forbidden("signup grants more than an owner")
 	case o.Version != 1 || u.Version != 1 || m.Version != 1:
 		return forbidden("signup records are not new")
