@@ -47,8 +47,8 @@ func NewMinter(e IdentityEnclave, records SealedStore) *Minter {
 // cannot be checked (callers answer 401).
 var ErrNoRecord = errors.New("no sealed identity record")
 
-// Minted is an access token and its lifetime; Refresh is the new refresh
-// record's seal when one was asked for.
+// Minted is an access token and its lifetime (exp - iat, as the enclave
+// set them).
 type Minted struct {
 	Token string
 	TTL   time.Duration

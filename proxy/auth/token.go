@@ -63,6 +63,3 @@ type AgentClaims struct {
 type UserCutoffSource interface {
 	UserTokensNotBefore(ctx context.Context, userID, orgID string) (time.Time, error)
 }
-
-// DefaultAgentTTL is the lifetime of agent tokens.
-const DefaultAgentTTL = 2 * time.Hour
