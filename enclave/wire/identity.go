@@ -37,7 +37,8 @@ const (
 	// IdentityMember: OrgID, UserID, Role (owner, admin, member), Status.
 	IdentityMember IdentityKind = 2
 	// IdentityAgent: OrgID, ID (agent id), Status, Scopes (HasScopes),
-	// Environment, Flags, Verifiers (SHA-256 of each live API key).
+	// Environment, Flags, Verifiers (SHA-256 of each live API key),
+	// ExpiresMs (its keys' expiry; 0: never).
 	IdentityAgent IdentityKind = 3
 	// IdentityAPIKey: OrgID, UserID, ID (key id), Verifiers (exactly one),
 	// ExpiresMs (0: never).
@@ -142,7 +143,7 @@ func (r *IdentityRecord) Validate() error {
 		u = use{org: true, user: true, role: true, status: true}
 		nv = 0
 	case IdentityAgent:
-		u = use{org: true, id: true, status: true, agent: true}
+		u = use{org: true, id: true, status: true, agent: true, expires: true}
 	case IdentityAPIKey, IdentityRefresh, IdentityShare:
 		u = use{org: true, user: true, id: true, expires: true}
 		nv = 1

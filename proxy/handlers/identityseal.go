@@ -62,8 +62,12 @@ func (h *Handlers) sealAgentRecord(r *http.Request, orgID, agentID, token string
 			flags |= f.flag
 		}
 	}
-	_ = h.Minter.SealAgent(ctx, token, &wire.IdentityRecord{Kind: wire.IdentityAgent, OrgID: orgID, ID: agentID,
-		Status: status, Environment: c.Environment, Flags: flags, Scopes: c.Scopes})
+	rec := &wire.IdentityRecord{Kind: wire.IdentityAgent, OrgID: orgID, ID: agentID,
+		Status: status, Environment: c.Environment, Flags: flags, Scopes: c.Scopes}
+	if a.APIKeyExpiresAt != nil {
+		rec.ExpiresMs = max(a.APIKeyExpiresAt.UnixMilli(), 1)
+	}
+	_ = h.Minter.SealAgent(ctx, token, rec)
 }
 
 // sealAPIKey has the enclave seal a new personal API key with the caller's

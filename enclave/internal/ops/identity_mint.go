@@ -55,7 +55,7 @@ func (id *identity) mintToken(ctx context.Context, req *wire.MintTokenRequest) (
 			err = checkKeyRecord(rotate, &p, req.Secret, now)
 		}
 	case wire.CredAgentKey:
-		p, err = agentPrincipal(recs, req.Secret)
+		p, err = agentPrincipal(recs, req.Secret, now)
 	case wire.CredShare:
 		p, err = sharePrincipal(recs, req.Secret, now)
 	default:
@@ -111,13 +111,15 @@ func checkKeyRecord(r *wire.IdentityRecord, p *principal, secret string, now tim
 
 // agentPrincipal takes an agent principal from exactly an active agent
 // record whose key verifiers include the secret's.
-func agentPrincipal(recs map[wire.IdentityKind]*wire.IdentityRecord, secret string) (principal, error) {
+func agentPrincipal(recs map[wire.IdentityKind]*wire.IdentityRecord, secret string, now time.Time) (principal, error) {
 	a := recs[wire.IdentityAgent]
 	switch {
 	case a == nil || len(recs) != 1:
 		return principal{}, forbidden("records do not fit the credential")
 	case a.Status != wire.StatusActive:
 		return principal{}, forbidden("agent not active")
+	case a.ExpiresMs != 0 && now.UnixMilli() >= a.ExpiresMs:
+		return principal{}, forbidden("agent key expired")
 	case !matchesVerifier(a.Verifiers, secret):
 		return principal{}, forbidden("agent key does not match")
 	}

@@ -209,4 +209,10 @@ func TestAgentTokenFromRecord(t *testing.T) {
 	require.Equal(t, int64(wire.DefaultAgentTokenTTL.Seconds()), c.ExpiresAt-c.IssuedAt)
 	_, err = f.mintWith(t, wire.MintTokenRequest{Credential: wire.CredAgentKey, Secret: "ocv_other", Records: recs})
 	require.ErrorIs(t, err, wire.ErrForbidden)
+
+	// An expired key mints nothing.
+	a.Version, a.ExpiresMs = 2, f.h.idn.now().Add(-1e9).UnixMilli()
+	require.NoError(t, f.sealIdentity(t, st, wire.SealIdentityRequest{Token: owner}, a))
+	_, err = f.mintWith(t, wire.MintTokenRequest{Credential: wire.CredAgentKey, Secret: key, Records: []wire.SealedIdentity{st["id/agent/o1/a1"]}})
+	require.ErrorIs(t, err, wire.ErrForbidden)
 }
