@@ -46,8 +46,9 @@ func userRecords(t *testing.T, s *stack.Stack, a stack.Account) []wire.SealedIde
 
 // TestHostileProxyIdentity: a compromised proxy host, speaking the wire
 // protocol to a live enclave, cannot mint a token without the credential,
-// from a forged record or from a superseded one, and cannot change a
-// membership with a member's token. The proxy's own paths still work.
+// from a forged record or from a superseded one, cannot claim an existing
+// organization at signup, cannot change a password without the old one,
+// and cannot change a membership with a member's token.
 func TestHostileProxyIdentity(t *testing.T) {
 	s := stack.Start(t)
 	defer func() {
@@ -87,6 +88,37 @@ func TestHostileProxyIdentity(t *testing.T) {
 		recs[1].Record = forged
 		require.Equal(t, wire.Forbidden, callWire(t, sess, wire.OpMintToken,
 			&wire.MintTokenRequest{Credential: wire.CredPassword, Secret: owner.Password, Records: recs}, nil))
+	})
+
+	t.Run("fail signup into an existing organization", func(t *testing.T) {
+		recs := [][]byte{}
+		for _, r := range []wire.IdentityRecord{
+			{Kind: wire.IdentityOrg, Version: 1, OrgID: owner.OrgID, UserID: "0190a000-0000-7000-8000-00000000e411"},
+			{Kind: wire.IdentityUser, Version: 1, UserID: "0190a000-0000-7000-8000-00000000e411", Email: "evil@example.com", Status: wire.StatusActive},
+			{Kind: wire.IdentityMember, Version: 1, OrgID: owner.OrgID, UserID: "0190a000-0000-7000-8000-00000000e411", Role: "owner", Status: wire.StatusActive},
+		} {
+			b, err := r.Append(nil)
+			require.NoError(t, err)
+			recs = append(recs, b)
+		}
+		require.Equal(t, wire.Forbidden, callWire(t, sess, wire.OpSealIdentity, &wire.SealIdentityRequest{Records: recs}, nil))
+	})
+
+	t.Run("fail password change without the old password", func(t *testing.T) {
+		cur := sealedIdentity(t, s, "id/user/"+owner.UserID)
+		var u wire.IdentityRecord
+		require.NoError(t, u.Decode(cur.Record))
+		u.Version++
+		u.PasswordVerifier = "$argon2id$v=19$m=64,t=1,p=1$MDEyMzQ1Njc4OWFiY2RlZg$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+		b, err := u.Append(nil)
+		require.NoError(t, err)
+		current := []wire.SealedIdentity{cur}
+		for name, req := range map[string]*wire.SealIdentityRequest{
+			"wrong old password": {OldPassword: "not it", Current: current, Records: [][]byte{b}},
+			"the user's token":   {Token: owner.Token, Current: current, Records: [][]byte{b}},
+		} {
+			require.Equal(t, wire.Forbidden, callWire(t, sess, wire.OpSealIdentity, req, nil), name)
+		}
 	})
 
 	mem := s.SignUp("hostile-id-member@example.com")
