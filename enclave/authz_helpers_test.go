@@ -1,6 +1,7 @@
 package enclave_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/opencustody/ocv/enclave"
 	"github.com/opencustody/ocv/enclave/client"
+	"github.com/opencustody/ocv/enclave/internal/ops"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/policy"
 )
@@ -50,17 +52,15 @@ func agentClaims(org, sub string, scopes []string) map[string]any {
 	return c
 }
 
-// token has the enclave sign claims (OpSignJWT), as the proxy does.
+// token signs claims with the enclave's own token key, through the key
+// store (no wire operation signs chosen claims).
 func (a *authEnv) token(t testing.TB, claims map[string]any) string {
 	t.Helper()
 	b, err := json.Marshal(claims)
 	require.NoError(t, err)
-	code, body, err := a.s.Call(wire.OpSignJWT, encode(t, &wire.SignJWTRequest{Claims: b}))
+	tok, err := ops.SignTokenWithStore(context.Background(), a.ks, b)
 	require.NoError(t, err)
-	require.Equal(t, wire.OK, code)
-	var resp wire.SignJWTResponse
-	require.NoError(t, resp.Decode(body))
-	return resp.Token
+	return tok
 }
 
 // forgedToken is signed by a key that is not the enclave's, under the
@@ -122,7 +122,7 @@ func (a *authEnv) mustSealSet(t testing.TB, org, vault string, version uint64, t
 // returns the Open request for it, without authorisation.
 func (a *authEnv) secret(t testing.TB, org, vault, path, value, ownerToken string) wire.OpenRequest {
 	t.Helper()
-	code, _, err := a.s.Call(wire.OpCreateKEK, encode(t, &wire.CreateKEKRequest{Token: kekOwnerToken(t, a.s, org), OrgID: org, VaultID: vault}))
+	code, _, err := a.s.Call(wire.OpCreateKEK, encode(t, &wire.CreateKEKRequest{Token: kekOwnerToken(t, a.ks, org), OrgID: org, VaultID: vault}))
 	require.NoError(t, err)
 	require.Equal(t, wire.OK, code)
 	code, body, err := a.s.Call(wire.OpSeal, encode(t, &wire.SealRequest{OrgID: org, VaultID: vault, Path: path, SecretVersion: 1, Plaintext: []byte(value), Token: ownerToken}))

@@ -1,25 +1,24 @@
 package enclave_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/enclave/client"
-	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/enclave/internal/ops"
+	"github.com/opencustody/ocv/keyvault"
 )
 
-// kekOwnerToken has the enclave sign an owner's access token for org over s:
-// what CreateKEK needs.
-func kekOwnerToken(t testing.TB, s *client.Session, org string) string {
+// kekOwnerToken signs, with the enclave's token key in ks, an owner's
+// access token for org: what CreateKEK needs. No wire operation signs
+// chosen claims, so tests sign through the key store.
+func kekOwnerToken(t testing.TB, ks keyvault.KeyStore, org string) string {
 	t.Helper()
 	b, err := json.Marshal(userClaims(org, "kek-owner-"+org, "owner"))
 	require.NoError(t, err)
-	code, body, err := s.Call(wire.OpSignJWT, encode(t, &wire.SignJWTRequest{Claims: b}))
+	tok, err := ops.SignTokenWithStore(context.Background(), ks, b)
 	require.NoError(t, err)
-	require.Equal(t, wire.OK, code)
-	var resp wire.SignJWTResponse
-	require.NoError(t, resp.Decode(body))
-	return resp.Token
+	return tok
 }

@@ -21,7 +21,7 @@ func TestSessionSealOpen(t *testing.T) {
 	require.Equal(t, e.srv.ChannelPublicKey(), s.Result().PublicKey)
 	require.True(t, s.Result().Simulated)
 
-	code, _, err := s.Call(wire.OpCreateKEK, encode(t, &wire.CreateKEKRequest{Token: kekOwnerToken(t, s, "org"), OrgID: "org", VaultID: "v1"}))
+	code, _, err := s.Call(wire.OpCreateKEK, encode(t, &wire.CreateKEKRequest{Token: kekOwnerToken(t, e.ks, "org"), OrgID: "org", VaultID: "v1"}))
 	require.NoError(t, err)
 	require.Equal(t, wire.OK, code)
 
@@ -218,7 +218,7 @@ func TestAttesterDown(t *testing.T) {
 func TestParallelSessions(t *testing.T) {
 	e := newEnv(t)
 	s0 := e.session(t)
-	code, _, err := s0.Call(wire.OpCreateKEK, encode(t, &wire.CreateKEKRequest{Token: kekOwnerToken(t, s0, "o"), OrgID: "o", VaultID: "v"}))
+	code, _, err := s0.Call(wire.OpCreateKEK, encode(t, &wire.CreateKEKRequest{Token: kekOwnerToken(t, e.ks, "o"), OrgID: "o", VaultID: "v"}))
 	require.NoError(t, err)
 	require.Equal(t, wire.OK, code)
 

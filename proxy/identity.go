@@ -90,7 +90,7 @@ func KeepAPIKeyRevocations(ctx context.Context, db *store.Store, keys *auth.APIK
 // BootstrapAdmin makes cfg.BootstrapAdminEmail a super_admin, creating the
 // user (with an organization it owns) when missing. It is idempotent and
 // safe when replicas start together. The password never reaches a log.
-func BootstrapAdmin(ctx context.Context, cfg Config, db *store.Store, log *slog.Logger) error {
+func BootstrapAdmin(ctx context.Context, cfg Config, db *store.Store, minter *auth.Minter, log *slog.Logger) error {
 	email := strings.TrimSpace(cfg.BootstrapAdminEmail)
 	if email == "" {
 		return nil
@@ -106,6 +106,9 @@ func BootstrapAdmin(ctx context.Context, cfg Config, db *store.Store, log *slog.
 			return event(m.OrgID, u.ID, "admin.bootstrap")
 		})
 		if err == nil {
+			if err := minter.SetPlatformRole(ctx, u.ID, role); err != nil && !errors.Is(err, auth.ErrNoRecord) {
+				return fmt.Errorf("bootstrapping admin: %w", err)
+			}
 			if changed {
 				log.Info("bootstrap admin promoted", "user_id", u.ID, "platform_role", role)
 			}
@@ -122,6 +125,9 @@ func BootstrapAdmin(ctx context.Context, cfg Config, db *store.Store, log *slog.
 			return fmt.Errorf("bootstrapping admin: %w", err)
 		}
 		userID, orgID := uuid.Must(uuid.NewV7()).String(), uuid.Must(uuid.NewV7()).String()
+		if err := minter.Signup(ctx, userID, email, hash, role, orgID); err != nil {
+			return fmt.Errorf("bootstrapping admin: %w", err)
+		}
 		_, err = db.CreateUserWithOrg(ctx, store.User{ID: userID, Email: email, PasswordHash: hash, PlatformRole: role}, key,
 			store.Org{ID: orgID, Name: email}, event(orgID, userID, "admin.bootstrap"))
 		if err == nil {

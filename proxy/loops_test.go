@@ -30,7 +30,7 @@ func TestLoopsReturnWithTheirListeners(t *testing.T) {
 	meter, err := NewMeter(cfg, db)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
-	HookUserCutoffs(ctx, db, verifier.Users, auth.NewMinter(nil, cfg.PublicURL, cfg.TokenTTL), log)
+	HookUserCutoffs(ctx, db, verifier.Users, auth.NewMinter(nil, db), log)
 	srv := &Server{limiter: ratelimit.New(cfg.RateLimit.limiter())}
 
 	loops := map[string]func(context.Context) error{

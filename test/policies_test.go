@@ -15,6 +15,7 @@ func joinAsMember(t *testing.T, s *stack.Stack, a stack.Account, orgID string) s
 	t.Helper()
 	execSQL(t, s, "DELETE FROM org_members WHERE user_id = '"+a.UserID+"'")
 	execSQL(t, s, "INSERT INTO org_members (org_id, user_id, role) VALUES ('"+orgID+"', '"+a.UserID+"', 'member')")
+	sealMembership(t, s, orgID, a.UserID, "member")
 	return signIn(t, s, a.Email, a.Password)["access_token"].(string)
 }
 

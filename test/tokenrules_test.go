@@ -3,7 +3,6 @@ package test
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -19,27 +18,21 @@ import (
 // the enclave directly, with none of the proxy's checks.
 type hostileProxy struct {
 	t    *testing.T
+	s    *stack.Stack
 	sess *client.Session
 }
 
 func dialEnclave(t *testing.T, s *stack.Stack) *hostileProxy {
 	t.Helper()
-	return &hostileProxy{t: t, sess: enclaveSession(t, s)}
+	return &hostileProxy{t: t, s: s, sess: enclaveSession(t, s)}
 }
 
-// sign has the enclave sign claims (OpSignJWT signs whatever it is sent).
+// sign signs claims with the enclave's token key through the HSM (no wire
+// operation signs chosen claims any more; the verifiers must refuse such a
+// token even when it is correctly signed).
 func (h *hostileProxy) sign(claims map[string]any) string {
 	h.t.Helper()
-	b, err := json.Marshal(claims)
-	require.NoError(h.t, err)
-	body, err := (&wire.SignJWTRequest{Claims: b}).Append(nil)
-	require.NoError(h.t, err)
-	code, resp, err := h.sess.Call(wire.OpSignJWT, body)
-	require.NoError(h.t, err)
-	require.Equal(h.t, wire.OK, code)
-	var out wire.SignJWTResponse
-	require.NoError(h.t, out.Decode(resp))
-	return out.Token
+	return hsmToken(h.t, h.s, claims)
 }
 
 // edited is a copy of the claims of token with a fresh jti and edit applied.

@@ -57,7 +57,9 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	verifier.Lifetimes = enclavewire.TokenLifetimes{User: cfg.TokenTTL, Agent: cfg.AgentTokenTTL}
 	s.loop(func(ctx context.Context) error { return proxy.KeepRevocations(ctx, db, verifier.Revoked, log) })
 	s.loop(func(ctx context.Context) error { return proxy.KeepAgentCutoffs(ctx, db, verifier.Agents, log) })
-	if err := proxy.BootstrapAdmin(ctx, cfg, db, log); err != nil {
+	// Tokens are minted by the enclave, from the identity records it sealed.
+	minter := auth.NewMinter(enclave, db)
+	if err := proxy.BootstrapAdmin(ctx, cfg, db, minter, log); err != nil {
 		return err
 	}
 	apiKeys := proxy.NewAPIKeyVerifier(db)
@@ -75,8 +77,6 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	sealer.Failures = metrics.Counter("ocv_audit_head_failures_total")
 	s.loop(quiet(sealer.Run))
 
-	minter := auth.NewMinter(enclave, cfg.PublicURL, cfg.TokenTTL)
-	minter.AgentTTL = cfg.AgentTokenTTL
 	proxy.HookUserCutoffs(ctx, db, verifier.Users, minter, log)
 	s.loop(func(ctx context.Context) error { return proxy.KeepUserCutoffs(ctx, db, verifier.Users, log) })
 	mailer, err := proxy.NewMailer(cfg, log.With("component", "mail"))

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/opencustody/ocv/enclave/client"
+	"github.com/opencustody/ocv/enclave/internal/ops"
 	"github.com/opencustody/ocv/enclave/wire"
 )
 
@@ -30,7 +31,7 @@ func TestOperations(t *testing.T) {
 	require.Empty(t, st.Reason)
 	ctx := context.Background()
 
-	v, err := c.CreateKEK(ctx, mint(t, c, "u-owner", "user", "owner"), "org", "vault")
+	v, err := c.CreateKEK(ctx, mint(t, e, "u-owner", "user", "owner"), "org", "vault")
 	require.NoError(t, err)
 	require.Equal(t, uint32(1), v)
 
@@ -53,8 +54,9 @@ func TestOperations(t *testing.T) {
 	require.Equal(t, wire.ModeSimulated, health.Mode)
 
 	// The token verifies against the published key with crypto/ecdsa alone.
-	token, kid, err := c.SignJWT(ctx, []byte(`{"sub":"u1"}`))
+	token, err := ops.SignTokenWithStore(ctx, e.ks, []byte(`{"sub":"u1"}`))
 	require.NoError(t, err)
+	kid := "ocv-jwt-v1"
 	keys, err := c.PublicKeys(ctx)
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
@@ -85,8 +87,9 @@ func TestOperations(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, e.srv.ChannelPublicKey(), res.PublicKey)
 
-	_, _, err = c.SignJWT(ctx, []byte(`[1]`))
-	require.ErrorIs(t, err, wire.ErrBadRequest)
+	// No operation signs claims the caller chose.
+	_, err = c.MintToken(ctx, wire.MintTokenRequest{Credential: wire.CredPassword, Secret: "x"})
+	require.ErrorIs(t, err, wire.ErrForbidden)
 }
 
 func TestUnavailableBeforeAttestation(t *testing.T) {
@@ -98,7 +101,7 @@ func TestUnavailableBeforeAttestation(t *testing.T) {
 	}{
 		"fail open":       {func() error { _, err := c.Open(context.Background(), wire.OpenRequest{}); return err }, wire.ErrUnavailable},
 		"fail seal":       {func() error { _, err := c.Seal(context.Background(), wire.SealRequest{}); return err }, wire.ErrUnavailable},
-		"fail sign jwt":   {func() error { _, _, err := c.SignJWT(context.Background(), []byte(`{}`)); return err }, wire.ErrUnavailable},
+		"fail mint token": {func() error { _, err := c.MintToken(context.Background(), wire.MintTokenRequest{}); return err }, wire.ErrUnavailable},
 		"fail health":     {func() error { _, err := c.Health(context.Background()); return err }, wire.ErrUnavailable},
 		"fail create kek": {func() error { _, err := c.CreateKEK(context.Background(), "", "o", "v"); return err }, wire.ErrUnavailable},
 		"fail seal policy set": {func() error {
@@ -134,7 +137,7 @@ func TestReconnectsAfterEnclaveRestart(t *testing.T) {
 	c := e.client(t, testPCR0)
 	waitAttested(t, c)
 	ctx := context.Background()
-	_, err := c.CreateKEK(ctx, mint(t, c, "u-owner", "user", "owner"), "org", "vault")
+	_, err := c.CreateKEK(ctx, mint(t, e, "u-owner", "user", "owner"), "org", "vault")
 	require.NoError(t, err)
 	sealed, err := c.Seal(ctx, wire.SealRequest{OrgID: "org", VaultID: "vault", Path: "p", Plaintext: []byte("v")})
 	require.NoError(t, err)
@@ -173,7 +176,7 @@ func TestConcurrentCalls(t *testing.T) {
 	c := e.client(t, testPCR0)
 	waitAttested(t, c)
 	ctx := context.Background()
-	_, err := c.CreateKEK(ctx, mint(t, c, "u-owner", "user", "owner"), "org", "vault")
+	_, err := c.CreateKEK(ctx, mint(t, e, "u-owner", "user", "owner"), "org", "vault")
 	require.NoError(t, err)
 	sealed, err := c.Seal(ctx, wire.SealRequest{OrgID: "org", VaultID: "vault", Path: "p", Plaintext: []byte("v")})
 	require.NoError(t, err)

@@ -112,17 +112,6 @@ func (c *Client) Open(ctx context.Context, req wire.OpenRequest) ([]byte, error)
 	return pt, nil
 }
 
-// SignJWT returns an ES256 token over claims (a JSON object) and its kid.
-func (c *Client) SignJWT(ctx context.Context, claims []byte) (token, kid string, err error) {
-	var resp wire.SignJWTResponse
-	cn, err := c.call(ctx, wire.OpSignJWT, true, &wire.SignJWTRequest{Claims: claims}, &resp)
-	if err != nil {
-		return "", "", err
-	}
-	c.put(cn)
-	return resp.Token, resp.KID, nil
-}
-
 // PublicKeys lists the token-signing public keys, oldest first.
 func (c *Client) PublicKeys(ctx context.Context) ([]wire.PublicKey, error) {
 	var resp wire.PublicKeysResponse

@@ -8,13 +8,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/enclave/client"
+	"github.com/opencustody/ocv/enclave/internal/ops"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/policy"
 )
 
 // mint has the enclave sign an access token, as the proxy does at sign-in.
-func mint(t testing.TB, c *client.Client, sub, ptype, role string) string {
+func mint(t testing.TB, e *env, sub, ptype, role string) string {
 	t.Helper()
 	claims := map[string]any{"iss": "https://ocv.test", "sub": sub, "aud": "ocv", "iat": time.Now().Unix(), "exp": time.Now().Add(15 * time.Minute).Unix(),
 		"jti": "jti-" + sub, "org_id": "org", "principal_type": ptype}
@@ -23,7 +23,7 @@ func mint(t testing.TB, c *client.Client, sub, ptype, role string) string {
 	}
 	b, err := json.Marshal(claims)
 	require.NoError(t, err)
-	tok, _, err := c.SignJWT(context.Background(), b)
+	tok, err := ops.SignTokenWithStore(context.Background(), e.ks, b)
 	require.NoError(t, err)
 	return tok
 }
@@ -35,10 +35,10 @@ func TestSealPolicySet(t *testing.T) {
 	c := e.client(t, testPCR0)
 	waitAttested(t, c)
 	ctx := context.Background()
-	owner := mint(t, c, "u-owner", "user", "owner")
-	member := mint(t, c, "u-member", "user", "member")
+	owner := mint(t, e, "u-owner", "user", "owner")
+	member := mint(t, e, "u-member", "user", "member")
 
-	_, err := c.CreateKEK(ctx, mint(t, c, "u-owner", "user", "owner"), "org", "vault")
+	_, err := c.CreateKEK(ctx, mint(t, e, "u-owner", "user", "owner"), "org", "vault")
 	require.NoError(t, err)
 	sealed, err := c.Seal(ctx, wire.SealRequest{OrgID: "org", VaultID: "vault", Path: "db/pw", Plaintext: []byte("hunter2"), Token: owner})
 	require.NoError(t, err)

@@ -20,6 +20,8 @@ const (
 	OpSigningKey     Op = 10
 	OpSignIntent     Op = 11
 	OpSealGuardrails Op = 12
+	OpMintToken      Op = 13
+	OpSealIdentity   Op = 14
 	OpRevokeToken    Op = 15
 	OpSetCutoff      Op = 16
 	// OpExtendAuditHead extends an organization's audit chain from the
@@ -31,9 +33,7 @@ const (
 )
 
 // Valid reports whether op is a known operation.
-func (op Op) Valid() bool {
-	return (op >= OpAttest && op <= OpSealGuardrails) || (op >= OpRevokeToken && op <= OpDestroySigningKey)
-}
+func (op Op) Valid() bool { return op >= OpAttest && op <= OpDestroySigningKey }
 
 // String names the operation for logs.
 func (op Op) String() string {
@@ -62,6 +62,10 @@ func (op Op) String() string {
 		return "sign_intent"
 	case OpSealGuardrails:
 		return "seal_guardrails"
+	case OpMintToken:
+		return "mint_token"
+	case OpSealIdentity:
+		return "seal_identity"
 	case OpRevokeToken:
 		return "revoke_token"
 	case OpSetCutoff:

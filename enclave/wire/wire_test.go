@@ -137,12 +137,13 @@ func TestCodeMapping(t *testing.T) {
 }
 
 func TestOps(t *testing.T) {
-	for op := OpAttest; op <= OpSealGuardrails; op++ {
+	for op := OpAttest; op <= OpDestroySigningKey; op++ {
 		require.True(t, op.Valid())
 		require.NotEqual(t, "unknown", op.String())
 	}
-	require.Equal(t, "seal_guardrails", OpSealGuardrails.String())
-	require.False(t, (OpSealGuardrails + 1).Valid())
+	require.Equal(t, "seal_identity", OpSealIdentity.String())
+	require.Equal(t, "destroy_signing_key", OpDestroySigningKey.String())
+	require.False(t, (OpDestroySigningKey + 1).Valid())
 	require.False(t, Op(0).Valid())
 }
 

@@ -6,5 +6,8 @@
 // an active agent) of its organization.
 //
 // Trust level: untrusted (proxy side). The proxy verifies tokens with public
-// keys only; it can never mint one without the enclave.
+// keys only; it can never mint one without the enclave, and the enclave
+// mints only for a credential that matches an identity record it sealed
+// (Minter: password, API key, agent key, refresh token, share), with claims
+// taken from those records.
 package auth

@@ -1,14 +1,10 @@
 package auth
 
 import (
-	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/opencustody/ocv/enclave/wire"
 )
 
 func TestUserCutoffs(t *testing.T) {
@@ -39,26 +35,4 @@ func TestUserCutoffs(t *testing.T) {
 			require.Equal(t, tc.wantRefus, c.Refuses(tc.user, tc.org, tc.at))
 		})
 	}
-}
-
-type fixedCutoff time.Time
-
-func (f fixedCutoff) UserTokensNotBefore(context.Context, string, string) (time.Time, error) {
-	return time.Time(f), nil
-}
-
-func TestUserTokenStampedAtCutoff(t *testing.T) {
-	s := &captureSigner{}
-	cut := time.Now().Add(time.Second + 300*time.Microsecond)
-	m := NewMinter(s, "https://ocv.example", time.Minute)
-	m.Users = fixedCutoff(cut)
-	_, _, err := m.Mint(context.Background(), Principal{Type: PrincipalUser, ID: "u", OrgID: "o", Role: "member"})
-	require.NoError(t, err)
-	var c wire.Claims
-	require.NoError(t, json.Unmarshal(s.claims, &c))
-	p := principalOf(c)
-	require.False(t, p.IssuedAt.Before(cut), "a token minted after a cut-off is never refused by it")
-	users := NewUserCutoffs()
-	users.Set("u", "o", cut)
-	require.False(t, users.Refuses(p.ID, p.OrgID, p.IssuedAt))
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
-	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/metering"
 )
 
@@ -104,8 +103,8 @@ func (h *Handlers) AdminDeleteUser(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-// resealFor seals an organization's changed policy sets again after a user
-// deletion (a failure leaves them unsealed: fail closed).
+// resealFor seals the caller's own organization's changed policy sets again
+// after a user deletion (other organizations' stay unsealed: fail closed).
 func (h *Handlers) resealFor(r *http.Request, oc store.OrgPolicyChanges) {
 	p := principal(r)
 	if oc.OrgID == p.OrgID && (p.Role == "owner" || p.Role == "admin") {
@@ -114,15 +113,7 @@ func (h *Handlers) resealFor(r *http.Request, oc store.OrgPolicyChanges) {
 		}
 		return
 	}
-	if h.Minter == nil {
-		return
-	}
-	tok, _, err := h.Minter.Mint(r.Context(), auth.Principal{Type: auth.PrincipalUser, ID: oc.Sealer.UserID,
-		OrgID: oc.OrgID, Role: oc.Sealer.Role})
-	if err != nil {
-		return
-	}
-	for _, ch := range oc.Changes {
-		h.sealPolicySetFor(r.Context(), oc.OrgID, tok, ch)
-	}
+	// Another organization's sets stay unsealed until one of its owners or
+	// admins changes them again (fail closed): the proxy cannot mint a
+	// token for that organization's people, only they can.
 }

@@ -48,15 +48,20 @@ func (h *Handlers) AgentToken(w http.ResponseWriter, r *http.Request) error {
 		return errBadAgentKey
 	}
 	entry.SetOrg(a.OrgID, auth.PrincipalAgent, a.ID)
-	claims, err := h.agentClaims(r, a, now)
+	// The enclave checks the key against the agent's sealed record and
+	// takes the token's flags and scopes from it.
+	var notBefore time.Time
+	if a.TokensValidAfter != nil {
+		notBefore = *a.TokensValidAfter
+	}
+	minted, err := h.Minter.Agent(r.Context(), a.OrgID, a.ID, *in.APIKey, notBefore)
+	if errors.Is(err, auth.ErrInvalidToken) || errors.Is(err, auth.ErrNoRecord) {
+		return errBadAgentKey
+	}
 	if err != nil {
 		return err
 	}
-	tok, ttl, err := h.Minter.Mint(r.Context(), auth.Principal{Type: auth.PrincipalAgent, ID: a.ID, OrgID: a.OrgID, Agent: claims})
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, bearerToken(tok, ttl))
+	return writeJSON(w, http.StatusOK, bearerToken(minted.Token, minted.TTL))
 }
 
 // agentClaims builds the claims of a's token from its record and policies.

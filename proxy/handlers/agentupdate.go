@@ -97,6 +97,7 @@ func (h *Handlers) DeleteAgent(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	h.agentRevoked(a)
+	h.resealAfterChange(r, a.OrgID, a.ID) // its sealed record says inactive
 	for _, ch := range changes {
 		h.sealPolicySet(r, ch)
 	}

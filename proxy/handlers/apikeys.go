@@ -45,6 +45,9 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
 	id := newID()
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("api_key/" + id)
+	if err := h.sealAPIKey(r, id, hash, in.ExpiresAt, false); err != nil {
+		return err
+	}
 	k, err := h.Accounts.CreateAPIKey(r.Context(), store.APIKey{OrgID: p.OrgID, ID: id, UserID: p.ID, Name: name, Hash: hash,
 		LastFour: auth.LastFour(key), ExpiresAt: in.ExpiresAt}, entry.Prepare(http.StatusCreated))
 	if err != nil {
@@ -75,6 +78,9 @@ func (h *Handlers) DeleteAPIKey(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r)
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("api_key/" + id)
+	if err := h.sealAPIKey(r, id, nil, nil, true); err != nil {
+		return err
+	}
 	err = h.Accounts.DeleteAPIKey(r.Context(), p.OrgID, p.ID, id, entry.Prepare(http.StatusNoContent))
 	if err != nil {
 		return err

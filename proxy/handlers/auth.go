@@ -11,6 +11,7 @@ import (
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -59,6 +60,11 @@ func (h *Handlers) Signup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	userID, orgID := uuid.Must(uuid.NewV7()).String(), uuid.Must(uuid.NewV7()).String()
+	// The enclave seals the new organization and its owner first: a user
+	// row without sealed records could never sign in.
+	if err := h.Minter.Signup(r.Context(), userID, email, hash, "", orgID); err != nil {
+		return err
+	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetOrg(orgID, auth.PrincipalUser, userID)
 	entry.SetResource("user/" + userID)
@@ -103,33 +109,34 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 	if time.Now().Before(u.LockedUntil) {
 		return accountLocked(w, u.LockedUntil)
 	}
-	// An unknown user is checked against a dummy hash: same cost, same answer.
-	err = verifyPassword(r.Context(), u.PasswordHash, password)
-	if errors.Is(err, auth.ErrPasswordMismatch) {
-		if u.ID == "" {
-			return errBadCredentials
+	if u.ID == "" {
+		// An unknown user costs one derivation too: same cost, same answer.
+		_ = verifyPassword(r.Context(), "", password)
+		return errBadCredentials
+	}
+	// The enclave checks the password against the sealed user record and
+	// mints the token from the sealed records.
+	var rt *store.RefreshToken
+	var refresh string
+	var next *wire.IdentityRecord
+	if h.Identity.RefreshTTL > 0 {
+		tok, row, err := h.newRefreshToken()
+		if err != nil {
+			return err
 		}
+		row.OrgID, row.UserID, row.FamilyID = m.OrgID, u.ID, newID()
+		refresh, rt, next = tok, &row, refreshRecord(row)
+	}
+	minted, err := h.Minter.Password(r.Context(), u.ID, m.OrgID, password, next)
+	if errors.Is(err, auth.ErrInvalidToken) || errors.Is(err, auth.ErrNoRecord) {
 		return h.passwordFailed(w, r, u.ID, errBadCredentials)
 	}
 	if err != nil {
 		return err
 	}
 	entry.SetOrg(m.OrgID, auth.PrincipalUser, u.ID)
-	tok, ttl, err := h.Minter.Mint(r.Context(), auth.Principal{Type: auth.PrincipalUser, ID: u.ID, OrgID: m.OrgID, Role: m.Role,
-		PlatformRole: u.PlatformRole})
-	if err != nil {
-		return err
-	}
-	resp := bearerToken(tok, ttl)
-	var rt *store.RefreshToken
-	if h.Identity.RefreshTTL > 0 {
-		refresh, row, err := h.newRefreshToken()
-		if err != nil {
-			return err
-		}
-		row.OrgID, row.UserID, row.FamilyID = m.OrgID, u.ID, newID()
-		resp.RefreshToken, rt = refresh, &row
-	}
+	resp := bearerToken(minted.Token, minted.TTL)
+	resp.RefreshToken = refresh
 	err = h.Accounts.CompleteSignIn(r.Context(), u.ID, rt, entry.Prepare(http.StatusOK))
 	if errors.Is(err, store.ErrLocked) {
 		// Concurrent failures locked the account while this check ran.

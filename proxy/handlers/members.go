@@ -53,9 +53,13 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	m, err := h.Orgs.UpdateMemberRole(r.Context(), p.OrgID, userID, *in.Role, func(cur store.Member) error {
-		return ownerOnly(p.Role, cur, *in.Role)
+		if err := ownerOnly(p.Role, cur, *in.Role); err != nil {
+			return err
+		}
+		return h.sealMember(r, userID, *in.Role, false) // the enclave checks the caller's authority too
 	}, entry.Prepare(http.StatusOK))
 	if err != nil {
+		h.restoreOwner(r, userID, err)
 		return memberWriteError(err, "the organization's last owner cannot be demoted; make another member owner first")
 	}
 	return writeJSON(w, http.StatusOK, toMember(m))
@@ -134,9 +138,13 @@ func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out, err := h.Orgs.RemoveMember(r.Context(), p.OrgID, userID, func(cur store.Member) error {
-		return ownerOnly(p.Role, cur, "")
+		if err := ownerOnly(p.Role, cur, ""); err != nil {
+			return err
+		}
+		return h.sealMember(r, userID, cur.Role, true)
 	}, entry.Prepare(http.StatusNoContent))
 	if err != nil {
+		h.restoreOwner(r, userID, err)
 		return memberWriteError(err, "the organization's last owner cannot be removed; make another member owner first")
 	}
 	h.forgetAPIKeys(out.APIKeyIDs...)

@@ -47,6 +47,11 @@ func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	// The enclave checks the current password against the sealed record
+	// itself and cuts off the user's earlier tokens.
+	if err := h.Minter.ChangePassword(r.Context(), "", u.ID, *in.CurrentPassword, hash); err != nil {
+		return sealError(err)
+	}
 	if err := h.Accounts.ChangePassword(r.Context(), u.ID, hash, entry.Prepare(http.StatusOK)); err != nil {
 		return err
 	}
@@ -75,6 +80,13 @@ func (h *Handlers) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	hash, err := auth.HashPassword(r.Context(), *in.Password)
 	if err != nil {
 		return err
+	}
+	c, err := h.caller(r.Context())
+	if err != nil {
+		return err
+	}
+	if err := h.Minter.ChangePassword(r.Context(), c.Token, u.ID, "", hash); err != nil {
+		return sealError(err)
 	}
 	err = h.Accounts.SetPassword(r.Context(), u.ID, hash, entry.Prepare(http.StatusOK))
 	if errors.Is(err, store.ErrConflict) {

@@ -91,10 +91,18 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	if sec.ExpiresAt != nil && !now.Before(*sec.ExpiresAt) {
 		return shareGone("the shared secret expired")
 	}
-	tok, _, err := h.Minter.Mint(ctx, creator)
+	var notBefore time.Time
+	if creator.Agent != nil {
+		notBefore = creator.Agent.NotBefore
+	}
+	minted, err := h.Minter.Share(ctx, creator.Type, creator.ID, sh.OrgID, sh.ID, notBefore)
+	if errors.Is(err, auth.ErrInvalidToken) || errors.Is(err, auth.ErrNoRecord) {
+		return shareGone("the share's creator no longer has access")
+	}
 	if err != nil {
 		return err
 	}
+	tok := minted.Token
 	plain, err := h.openSecret(ctx, enclaveCaller{Token: tok, ClientIP: entry.Event.ClientIP}, access, sec, sealed)
 	if err != nil {
 		return err

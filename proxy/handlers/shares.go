@@ -66,6 +66,14 @@ func (h *Handlers) CreateShare(w http.ResponseWriter, r *http.Request) error {
 		sh.PassphraseHash = &hash
 	}
 	entry.SetResource("share/" + sh.ID)
+	// The enclave seals the share with the creator's own authority.
+	c, err := h.caller(r.Context())
+	if err != nil {
+		return err
+	}
+	if err := h.Minter.SealShare(r.Context(), c.Token, p.ID, p.OrgID, sh.ID, sh.ExpiresAt); err != nil {
+		return sealError(err)
+	}
 	out, err := h.Shares.CreateShare(r.Context(), sh, entry.Prepare(http.StatusCreated))
 	if err != nil {
 		return err

@@ -87,6 +87,7 @@ func (h *Handlers) resealAfterChange(r *http.Request, orgID, agentID string) {
 		return
 	}
 	_ = h.Intents.SealAgentGuardrails(context.WithoutCancel(r.Context()), orgID, agentID, token)
+	h.sealAgentRecord(r, orgID, agentID, token)
 }
 
 // forgetChains drops the intents service's cached chains (after a registry

@@ -40,12 +40,14 @@ func (h *Handlers) APIKeyToken(w http.ResponseWriter, r *http.Request) error {
 	entry := auditlog.FromContext(r.Context())
 	entry.SetOrg(k.OrgID, auth.PrincipalUser, k.UserID)
 	entry.SetResource("api_key/" + k.ID)
-	tok, ttl, err := h.Minter.Mint(r.Context(), auth.Principal{Type: auth.PrincipalUser, ID: k.UserID, OrgID: k.OrgID,
-		Role: k.Role, PlatformRole: k.PlatformRole})
+	minted, err := h.Minter.APIKey(r.Context(), k, *in.APIKey)
+	if errors.Is(err, auth.ErrInvalidToken) || errors.Is(err, auth.ErrNoRecord) {
+		return errBadAPIKey
+	}
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, bearerToken(tok, ttl))
+	return writeJSON(w, http.StatusOK, bearerToken(minted.Token, minted.TTL))
 }
 
 var errBadRefresh = problem.Unauthorized(problem.TypeInvalidToken,
@@ -76,9 +78,13 @@ func (h *Handlers) Refresh(w http.ResponseWriter, r *http.Request) error {
 	issue := func(ctx context.Context, g store.RefreshGrant) (*auditchain.Event, error) {
 		entry.SetOrg(g.OrgID, auth.PrincipalUser, g.UserID)
 		entry.SetResource("refresh_family/" + g.FamilyID)
-		var err error
-		access, ttl, err = h.Minter.Mint(ctx, auth.Principal{Type: auth.PrincipalUser, ID: g.UserID, OrgID: g.OrgID,
-			Role: g.Role, PlatformRole: g.PlatformRole})
+		rec := refreshRecord(store.RefreshToken{OrgID: g.OrgID, UserID: g.UserID, FamilyID: g.FamilyID, Hash: row.Hash,
+			ExpiresAt: row.ExpiresAt})
+		minted, err := h.Minter.Refresh(ctx, g.UserID, g.OrgID, g.FamilyID, *in.RefreshToken, rec)
+		if errors.Is(err, auth.ErrInvalidToken) || errors.Is(err, auth.ErrNoRecord) {
+			err = store.ErrNotFound // the enclave refused it: as unknown
+		}
+		access, ttl = minted.Token, minted.TTL
 		return entry.Prepare(http.StatusOK), err
 	}
 	onReuse := func(g store.RefreshGrant) []*auditchain.Event {

@@ -30,9 +30,9 @@ func (f *fixture) token(t testing.TB, claims map[string]any) string {
 	t.Helper()
 	b, err := json.Marshal(claims)
 	require.NoError(t, err)
-	resp, err := f.h.SignJWT(context.Background(), &wire.SignJWTRequest{Claims: b})
+	tok, err := f.h.jwt.token(context.Background(), b)
 	require.NoError(t, err)
-	return resp.Token
+	return tok
 }
 
 func claimsFor(org, ptype, sub, role string) map[string]any {

@@ -49,7 +49,9 @@ type Handler struct {
 	authz      *authorizer
 	// floors are the durable anti-rollback floors, kept in the HSM.
 	floors *floors.Store
-	mode   string
+	// idn seals identity records and mints tokens from them.
+	idn  *identity
+	mode string
 }
 
 // New makes a Handler: it loads (or creates) the token-signing key and the
@@ -84,7 +86,11 @@ func New(ctx context.Context, ks keyvault.KeyStore, issuer attestation.Issuer, c
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{ks: ks, sealer: sealer, issuer: issuer, channelPub: channelPub, jwt: jwt, authz: authz, floors: fl, mode: cfg.Mode}, nil
+	idn, err := newIdentity(ctx, ks, fl, jwt, authz, cfg, now)
+	if err != nil {
+		return nil, err
+	}
+	return &Handler{ks: ks, sealer: sealer, issuer: issuer, channelPub: channelPub, jwt: jwt, authz: authz, floors: fl, idn: idn, mode: cfg.Mode}, nil
 }
 
 // Close zeroises cached data keys.
@@ -154,11 +160,25 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 	case wire.OpOpen:
 		return h.open(ctx, body, out, sc)
 	case wire.OpSignJWT:
-		var req wire.SignJWTRequest
+		// Claims chosen by the caller are never signed; tokens come only
+		// from OpMintToken (identity_mint.go).
+		return out, forbidden("sign_jwt is retired")
+	case wire.OpMintToken:
+		var req wire.MintTokenRequest
 		if err := req.Decode(body); err != nil {
 			return out, err
 		}
-		resp, err := h.SignJWT(ctx, &req)
+		resp, err := h.idn.mintToken(ctx, &req)
+		if err != nil {
+			return out, err
+		}
+		return resp.Append(out)
+	case wire.OpSealIdentity:
+		var req wire.SealIdentityRequest
+		if err := req.Decode(body); err != nil {
+			return out, err
+		}
+		resp, err := h.idn.sealIdentity(ctx, &req)
 		if err != nil {
 			return out, err
 		}

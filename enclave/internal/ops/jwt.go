@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/sha256"
@@ -82,36 +81,21 @@ func (k *jwtKey) sign(ctx context.Context, msg []byte) ([]byte, error) {
 	return canonicalES256(k.pub, digest[:], raw)
 }
 
-// validClaims accepts a JSON object and nothing else.
-func validClaims(claims []byte) error {
-	trimmed := bytes.TrimLeft(claims, " \t\r\n")
-	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(claims) {
-		return fmt.Errorf("%w: claims must be a JSON object", wire.ErrBadRequest)
-	}
-	return nil
-}
-
-// SignJWT builds header.payload from its own JOSE header and the caller's
-// claims and signs it.
-func (h *Handler) SignJWT(ctx context.Context, req *wire.SignJWTRequest) (wire.SignJWTResponse, error) {
-	if len(req.Claims) > wire.MaxClaimsLen {
-		return wire.SignJWTResponse{}, fmt.Errorf("%w: claims too long", wire.ErrBadRequest)
-	}
-	if err := validClaims(req.Claims); err != nil {
-		return wire.SignJWTResponse{}, err
-	}
-	k := h.jwt
+// token builds header.payload from the key's own JOSE header and claims
+// the enclave built itself (identity_mint.go), and signs it. No operation
+// signs claims a caller chose: OpSignJWT is refused (see handler.go).
+func (k *jwtKey) token(ctx context.Context, claims []byte) (string, error) {
 	enc := base64.RawURLEncoding
-	tok := make([]byte, 0, len(k.header)+enc.EncodedLen(len(req.Claims))+1+enc.EncodedLen(64))
+	tok := make([]byte, 0, len(k.header)+enc.EncodedLen(len(claims))+1+enc.EncodedLen(64))
 	tok = append(tok, k.header...)
-	tok = enc.AppendEncode(tok, req.Claims)
+	tok = enc.AppendEncode(tok, claims)
 	sig, err := k.sign(ctx, tok)
 	if err != nil {
-		return wire.SignJWTResponse{}, err
+		return "", err
 	}
 	tok = append(tok, '.')
 	tok = enc.AppendEncode(tok, sig)
-	return wire.SignJWTResponse{Token: string(tok), KID: k.kid}, nil
+	return string(tok), nil
 }
 
 // PublicKeys lists every version of the token-signing key (the newest
