@@ -206,7 +206,7 @@ func TestHostileProxyRevokeDeletedUser(t *testing.T) {
 
 	require.Equal(t, http.StatusNoContent, s.Do("DELETE", "/v1/admin/users/"+victim.UserID, root, nil).Status)
 	require.Equal(t, wire.Forbidden, f.open(tok))
-	minted := (&hostileProxy{t: t, sess: f.sess}).sign(edited(t, tok, func(c map[string]any) {
+	minted := (&hostileProxy{t: t, s: s, sess: f.sess}).sign(edited(t, tok, func(c map[string]any) {
 		now := time.Now().Add(30 * time.Second) // within the clock skew: only the cut-off refuses it
 		c["iat"], c["iat_ms"], c["exp"] = now.Unix(), now.UnixMilli(), now.Add(10*time.Minute).Unix()
 	}))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/opencustody/ocv/enclave/client"
 	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/policy"
 	"github.com/opencustody/ocv/test/stack"
 )
 
@@ -170,4 +171,40 @@ func TestHostileProxySupersededGuardrailSetRefused(t *testing.T) {
 		check(t, enclaveSessionAt(t, s, s.StartSecondEnclave()))
 		check(t, enclaveSession(t, s))
 	})
+}
+
+// TestHostileProxySealSetWithMembersToken: a compromised proxy holding a
+// member's or an agent's token asks the enclave to seal a looser policy set
+// for the member's vault and a looser guardrail set for the agent. Only an
+// owner's or admin's token of the organization may change either.
+func TestHostileProxySealSetWithMembersToken(t *testing.T) {
+	s := stack.Start(t)
+	s.WaitAttested()
+	owner := s.SignUp("seal-owner@example.com")
+	vault := s.CreateVault(owner.Token, "v")
+	mem := s.SignUp("seal-member@example.com")
+	member := joinAsMember(t, s, mem, owner.OrgID)
+	createPolicy(t, s, owner.Token, vault, map[string]any{"secret_path_pattern": "team/*", "principal_type": "user",
+		"principal_id": mem.UserID, "permissions": []string{"read"}})
+	cur := storedPolicySet(t, s, owner.OrgID, vault)
+	id, key, _ := guardedAgentWithKey(t, s, owner, map[string]any{"message_signing_enabled": false})
+	strict := storedGuardrailSet(t, s, id)
+	agent := agentJWT(t, s, id, key)
+	sess := enclaveSession(t, s)
+
+	loose := policy.EncodeSet(vault, uint64(cur.version)+1, []policy.Policy{{ID: "all", Pattern: "**", PrincipalType: "user",
+		PrincipalID: mem.UserID, Permissions: []policy.Permission{policy.PermissionRead}, Effect: policy.EffectAllow}})
+	for name, token := range map[string]string{"a member's token": member, "an agent's token": agent} {
+		t.Run("policy set, "+name, func(t *testing.T) {
+			code := callWire(t, sess, wire.OpSealPolicySet, &wire.SealPolicySetRequest{OrgID: owner.OrgID, VaultID: vault,
+				Version: uint64(cur.version) + 1, Set: loose, ChangerToken: token}, nil)
+			require.Equal(t, wire.Forbidden, code)
+		})
+		t.Run("guardrail set, "+name, func(t *testing.T) {
+			code := callWire(t, sess, wire.OpSealGuardrails, &wire.SealGuardrailsRequest{OrgID: owner.OrgID, AgentID: id,
+				Version: uint64(strict.version) + 1, Set: strict.set, ChangerToken: token}, nil)
+			require.Equal(t, wire.Forbidden, code)
+		})
+	}
+	require.Equal(t, cur, storedPolicySet(t, s, owner.OrgID, vault), "nothing changed")
 }

@@ -56,8 +56,10 @@ func (a *authorizer) sealGuardrails(ctx context.Context, req *wire.SealGuardrail
 	if err != nil {
 		return nil, err
 	}
-	if c.PrincipalType != policy.PrincipalUser || c.OrgID != req.OrgID {
-		return nil, forbidden("only a human of the organization may change an agent's guardrails")
+	// As for policy sets: an owner or admin of the organization, never a
+	// member (members may not change agents) or an agent.
+	if c.PrincipalType != policy.PrincipalUser || c.OrgID != req.OrgID || !c.Role.BypassesPolicies() {
+		return nil, forbidden("only an owner or admin of the organization may change an agent's guardrails")
 	}
 	if err := checkOrgID(req.OrgID); err != nil {
 		return nil, fmt.Errorf("%w: %w", wire.ErrBadRequest, err)

@@ -215,5 +215,5 @@ func TestGuardrailSetFloorSurvivesRestart(t *testing.T) {
 	require.ErrorIs(t, err, wire.ErrForbidden)
 	var resp wire.SealPolicySetResponse
 	require.ErrorIs(t, restarted.call(t, wire.OpSealGuardrails, &wire.SealGuardrailsRequest{OrgID: signOrg, AgentID: signAgent,
-		Version: 2, Set: other, ChangerToken: f.token(t, claimsFor(signOrg, "user", "owner-1", "member"))}, &resp), wire.ErrConflict)
+		Version: 2, Set: other, ChangerToken: f.token(t, claimsFor(signOrg, "user", "owner-1", "owner"))}, &resp), wire.ErrConflict)
 }

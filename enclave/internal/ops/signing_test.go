@@ -54,7 +54,7 @@ func (f *fixture) sealGuardrails(t testing.TB, guardrails map[string]any) ([]byt
 	f.guardrailVersion++
 	set, err := json.Marshal(wire.GuardrailSet{AgentID: signAgent, Version: f.guardrailVersion, Guardrails: g, Rules: []wire.SignRule{}})
 	require.NoError(t, err)
-	human := f.token(t, claimsFor(signOrg, "user", "owner-1", "member"))
+	human := f.token(t, claimsFor(signOrg, "user", "owner-1", "owner"))
 	var resp wire.SealPolicySetResponse
 	require.NoError(t, f.call(t, wire.OpSealGuardrails, &wire.SealGuardrailsRequest{OrgID: signOrg, AgentID: signAgent,
 		Version: f.guardrailVersion, Set: set, ChangerToken: human}, &resp))
@@ -212,19 +212,20 @@ func TestGuardrailSetsAreSealed(t *testing.T) {
 		})
 	}
 
-	t.Run("only a human of the organization seals", func(t *testing.T) {
+	t.Run("only an owner or admin of the organization seals", func(t *testing.T) {
 		set, err := json.Marshal(wire.GuardrailSet{AgentID: signAgent, Version: 99, Guardrails: map[string]json.RawMessage{}})
 		require.NoError(t, err)
 		var resp wire.SealPolicySetResponse
 		for name, token := range map[string]string{
 			"agent":     tok,
+			"member":    f.token(t, claimsFor(signOrg, "user", "member-1", "member")),
 			"other org": f.token(t, claimsFor("org-other", "user", "u", "owner")),
 		} {
 			err := f.call(t, wire.OpSealGuardrails, &wire.SealGuardrailsRequest{OrgID: signOrg, AgentID: signAgent, Version: 99,
 				Set: set, ChangerToken: token}, &resp)
 			require.ErrorIs(t, err, wire.ErrForbidden, name)
 		}
-		human := f.token(t, claimsFor(signOrg, "user", "owner-1", "member"))
+		human := f.token(t, claimsFor(signOrg, "user", "owner-1", "admin"))
 		err = f.call(t, wire.OpSealGuardrails, &wire.SealGuardrailsRequest{OrgID: signOrg, AgentID: signAgent, Version: 1,
 			Set: bytes.Replace(set, []byte(`"version":99`), []byte(`"version":1`), 1), ChangerToken: human}, &resp)
 		require.ErrorIs(t, err, wire.ErrConflict, "an older version is refused")
