@@ -109,21 +109,32 @@ func (s *Server) handshake(ss *session) string {
 	return ""
 }
 
+// next reads the session's next MAC'd frame of at most max body bytes and
+// checks it (MAC, freshness, replay). A non-empty end says why the
+// connection ends (answered already where an answer is due); otherwise code
+// is the frame's verdict, OK or a refusal for this frame only.
+func (s *Server) next(ss *session, max int, what string) (h wire.Header, body []byte, code wire.Code, end string) {
+	h, body, err := ss.fr.Next(max)
+	if err != nil {
+		if errors.Is(err, wire.ErrBadRequest) {
+			s.reply(ss, &h, wire.BadRequest)
+			return h, nil, wire.BadRequest, "malformed frame" + what
+		}
+		return h, nil, wire.OK, readReason(err)
+	}
+	code, end = s.check(ss, &h, body)
+	if end != "" {
+		s.reply(ss, &h, code)
+	}
+	return h, body, code, end
+}
+
 // loop serves authenticated requests.
 func (s *Server) loop(ss *session) string {
 	for {
-		h, body, err := ss.fr.Next(wire.MaxBodySize)
-		if err != nil {
-			if errors.Is(err, wire.ErrBadRequest) {
-				s.reply(ss, &h, wire.BadRequest)
-				return "malformed frame"
-			}
-			return readReason(err)
-		}
-		code, reason := s.check(ss, &h, body)
-		if reason != "" {
-			s.reply(ss, &h, code)
-			return reason
+		h, body, code, end := s.next(ss, wire.MaxBodySize, "")
+		if end != "" {
+			return end
 		}
 		if code != wire.OK {
 			s.log.Warn("enclave frame rejected", "conn", ss.id, "op", h.Op.String(), "code", code.String())
@@ -132,6 +143,7 @@ func (s *Server) loop(ss *session) string {
 		}
 		// No per-request timer: the proxy bounds each call, and key-store
 		// calls end when the shutdown grace is over (baseCtx).
+		var err error
 		ss.wbuf, err = s.handler.Handle(s.baseCtx, h.Op, body, ss.wbuf[:wire.HeaderSize], &ss.scratch)
 		code = wire.CodeOf(err)
 		switch {

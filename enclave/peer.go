@@ -16,18 +16,9 @@ import (
 // It returns "" once the peer is authenticated, else why the connection
 // ends.
 func (s *Server) authenticatePeer(ss *session) string {
-	h, body, err := ss.fr.Next(maxHandshakeBody)
-	if err != nil {
-		if errors.Is(err, wire.ErrBadRequest) {
-			s.reply(ss, &h, wire.BadRequest)
-			return "malformed frame before the peer proof"
-		}
-		return readReason(err)
-	}
-	code, reason := s.check(ss, &h, body)
-	if reason != "" {
-		s.reply(ss, &h, code)
-		return reason
+	h, body, code, end := s.next(ss, maxHandshakeBody, " before the peer proof")
+	if end != "" {
+		return end
 	}
 	if code != wire.OK {
 		return s.refusePeer(ss, &h, code, "peer proof frame rejected ("+code.String()+")", nil)

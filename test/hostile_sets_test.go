@@ -51,6 +51,22 @@ func storedGuardrailSet(t *testing.T, s *stack.Stack, agentID string) sealedSet 
 	return gs
 }
 
+// afterRestartAndOnSecondEnclave runs check against the stack's enclave
+// after a restart, then against a second enclave on the same HSM token
+// (which never saw the newer set) and the first one again: the floors are
+// in the HSM, not in an enclave's memory.
+func afterRestartAndOnSecondEnclave(t *testing.T, s *stack.Stack, check func(*testing.T, *client.Session)) {
+	t.Run("after a restart", func(t *testing.T) {
+		s.KillEnclave()
+		s.StartEnclave()
+		check(t, enclaveSession(t, s))
+	})
+	t.Run("on a second enclave", func(t *testing.T) {
+		check(t, enclaveSessionAt(t, s, s.StartSecondEnclave()))
+		check(t, enclaveSession(t, s))
+	})
+}
+
 // TestHostileProxySupersededPolicySetRefused: a compromised proxy keeps a
 // vault's old policy set (validly MAC'd, letting a member read) and
 // presents it after the policy changed. The enclave refuses it after a
@@ -109,15 +125,7 @@ func TestHostileProxySupersededPolicySetRefused(t *testing.T) {
 		require.Equal(t, "e2e-rollback-other", pt)
 	}
 
-	t.Run("after a restart", func(t *testing.T) {
-		s.KillEnclave()
-		s.StartEnclave()
-		check(t, enclaveSession(t, s))
-	})
-	t.Run("on a second enclave", func(t *testing.T) {
-		check(t, enclaveSessionAt(t, s, s.StartSecondEnclave()))
-		check(t, enclaveSession(t, s))
-	})
+	afterRestartAndOnSecondEnclave(t, s, check)
 }
 
 // TestHostileProxySupersededGuardrailSetRefused: a compromised proxy keeps
@@ -162,15 +170,7 @@ func TestHostileProxySupersededGuardrailSetRefused(t *testing.T) {
 		require.Empty(t, resp.Signature)
 	}
 
-	t.Run("after a restart", func(t *testing.T) {
-		s.KillEnclave()
-		s.StartEnclave()
-		check(t, enclaveSession(t, s))
-	})
-	t.Run("on a second enclave", func(t *testing.T) {
-		check(t, enclaveSessionAt(t, s, s.StartSecondEnclave()))
-		check(t, enclaveSession(t, s))
-	})
+	afterRestartAndOnSecondEnclave(t, s, check)
 }
 
 // TestHostileProxySealSetWithMembersToken: a compromised proxy holding a

@@ -32,29 +32,11 @@ func TestExtendAuditHeadBounds(t *testing.T) {
 	require.ErrorIs(t, got.Decode(append(short, make([]byte, 33)...)), ErrBadRequest)
 }
 
-// FuzzDecodeExtendAuditHead: whatever decodes re-encodes to the same bytes.
-func FuzzDecodeExtendAuditHead(f *testing.F) {
-	seeds := []Message{
-		&ExtendAuditHeadRequest{OrgID: "org", PrevSeq: 3, PrevHash: [32]byte{1}, LastEventID: 9, Digests: [][32]byte{{2}, {3}}},
-		&ExtendAuditHeadRequest{OrgID: "org"},
-		&ExtendAuditHeadResponse{Seq: 5, Hash: [32]byte{4}, Signature: bytes.Repeat([]byte{1}, 64), KID: "k"},
+// auditMessages are samples of the audit messages for sampleMessages.
+func auditMessages() map[string]struct{ in, out Message } {
+	return map[string]struct{ in, out Message }{
+		"extend audit head":       {&ExtendAuditHeadRequest{OrgID: "org", PrevSeq: 3, PrevHash: [32]byte{1}, LastEventID: 9, Digests: [][32]byte{{2}, {3}}}, &ExtendAuditHeadRequest{}},
+		"extend audit head empty": {&ExtendAuditHeadRequest{OrgID: "org"}, &ExtendAuditHeadRequest{}},
+		"extend audit head reply": {&ExtendAuditHeadResponse{Seq: 5, Hash: [32]byte{4}, Signature: bytes.Repeat([]byte{1}, 64), KID: "k"}, &ExtendAuditHeadResponse{}},
 	}
-	for _, m := range seeds {
-		b, _ := m.Append(nil)
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, m := range []Message{&ExtendAuditHeadRequest{}, &ExtendAuditHeadResponse{}} {
-			if err := m.Decode(b); err != nil {
-				continue
-			}
-			again, err := m.Append(nil)
-			if err != nil {
-				t.Fatalf("%T: re-encoding a decoded message: %v", m, err)
-			}
-			if !bytes.Equal(again, b) {
-				t.Fatalf("%T: message did not round-trip", m)
-			}
-		}
-	})
 }

@@ -16,17 +16,8 @@ type DestroySigningKeyRequest struct {
 
 // Append implements Message.
 func (m *DestroySigningKeyRequest) Append(b []byte) ([]byte, error) {
-	b, err := appendString(b, m.Token, MaxTokenLen, "token")
+	b, err := appendAgentKey(b, m.Token, m.OrgID, m.AgentID, m.Chain)
 	if err != nil {
-		return b, err
-	}
-	if b, err = appendString(b, m.OrgID, MaxIDLen, "org id"); err != nil {
-		return b, err
-	}
-	if b, err = appendString(b, m.AgentID, MaxIDLen, "agent id"); err != nil {
-		return b, err
-	}
-	if b, err = appendString(b, m.Chain, MaxChainLen, "chain"); err != nil {
 		return b, err
 	}
 	return appendU32(b, m.Below), nil
@@ -35,12 +26,30 @@ func (m *DestroySigningKeyRequest) Append(b []byte) ([]byte, error) {
 // Decode implements Message.
 func (m *DestroySigningKeyRequest) Decode(b []byte) error {
 	d := decoder{b: b}
-	m.Token = d.str(MaxTokenLen, "token")
-	m.OrgID = d.str(MaxIDLen, "org id")
-	m.AgentID = d.str(MaxIDLen, "agent id")
-	m.Chain = d.str(MaxChainLen, "chain")
+	m.Token, m.OrgID, m.AgentID, m.Chain = d.agentKey()
 	m.Below = d.u32("below")
 	return d.finish()
+}
+
+// appendAgentKey appends what names an agent's signing key for one chain,
+// with the caller's token: the common head of the key messages.
+func appendAgentKey(b []byte, token, org, agent, chain string) ([]byte, error) {
+	b, err := appendString(b, token, MaxTokenLen, "token")
+	if err != nil {
+		return b, err
+	}
+	if b, err = appendString(b, org, MaxIDLen, "org id"); err != nil {
+		return b, err
+	}
+	if b, err = appendString(b, agent, MaxIDLen, "agent id"); err != nil {
+		return b, err
+	}
+	return appendString(b, chain, MaxChainLen, "chain")
+}
+
+// agentKey reads what appendAgentKey wrote.
+func (d *decoder) agentKey() (token, org, agent, chain string) {
+	return d.str(MaxTokenLen, "token"), d.str(MaxIDLen, "org id"), d.str(MaxIDLen, "agent id"), d.str(MaxChainLen, "chain")
 }
 
 // DestroySigningKeyResponse counts the versions destroyed.

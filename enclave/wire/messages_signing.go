@@ -26,17 +26,8 @@ type SigningKeyRequest struct {
 
 // Append implements Message.
 func (m *SigningKeyRequest) Append(b []byte) ([]byte, error) {
-	b, err := appendString(b, m.Token, MaxTokenLen, "token")
+	b, err := appendAgentKey(b, m.Token, m.OrgID, m.AgentID, m.Chain)
 	if err != nil {
-		return b, err
-	}
-	if b, err = appendString(b, m.OrgID, MaxIDLen, "org id"); err != nil {
-		return b, err
-	}
-	if b, err = appendString(b, m.AgentID, MaxIDLen, "agent id"); err != nil {
-		return b, err
-	}
-	if b, err = appendString(b, m.Chain, MaxChainLen, "chain"); err != nil {
 		return b, err
 	}
 	b = appendU32(b, m.Version)
@@ -46,10 +37,7 @@ func (m *SigningKeyRequest) Append(b []byte) ([]byte, error) {
 // Decode implements Message.
 func (m *SigningKeyRequest) Decode(b []byte) error {
 	d := decoder{b: b}
-	m.Token = d.str(MaxTokenLen, "token")
-	m.OrgID = d.str(MaxIDLen, "org id")
-	m.AgentID = d.str(MaxIDLen, "agent id")
-	m.Chain = d.str(MaxChainLen, "chain")
+	m.Token, m.OrgID, m.AgentID, m.Chain = d.agentKey()
 	m.Version = d.u32("version")
 	m.Private = d.bytes(MaxPrivateKeyLen, "private key")
 	return d.finish()

@@ -9,7 +9,21 @@ import (
 
 // sampleMessages returns one filled message of every kind, keyed by name,
 // with a fresh zero value to decode into.
+// sampleMessages is one or more filled-in samples of every message type,
+// each with an empty value to decode into: the round-trip tests and
+// FuzzDecodeMessage run over all of them.
 func sampleMessages() map[string]struct{ in, out Message } {
+	all := baseMessages()
+	rec, _ := (&IdentityRecord{Kind: IdentityOrg, Version: 1, OrgID: "o", UserID: "u"}).Append(nil)
+	for _, more := range []map[string]struct{ in, out Message }{keysMessages(), revokeSamples(), identityMessages(rec, bytes.Repeat([]byte{1}, IdentityMACLen)), auditMessages()} {
+		for name, tc := range more {
+			all[name] = tc
+		}
+	}
+	return all
+}
+
+func baseMessages() map[string]struct{ in, out Message } {
 	hash := [32]byte{1, 2, 3}
 	return map[string]struct{ in, out Message }{
 		"attest request":     {&AttestRequest{Nonce: bytes.Repeat([]byte{7}, 32), ProxyPublicKey: bytes.Repeat([]byte{9}, 32)}, &AttestRequest{}},
