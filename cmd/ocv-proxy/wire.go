@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -59,7 +60,7 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	s.loop(func(ctx context.Context) error { return proxy.KeepAgentCutoffs(ctx, db, verifier.Agents, log) })
 	// Tokens are minted by the enclave, from the identity records it sealed.
 	minter := auth.NewMinter(enclave, db)
-	if err := proxy.BootstrapAdmin(ctx, cfg, db, minter, log); err != nil {
+	if err := bootstrapAdmin(ctx, cfg, db, minter, log); err != nil {
 		return err
 	}
 	apiKeys := proxy.NewAPIKeyVerifier(db)
@@ -145,5 +146,23 @@ func returnLeases(ctx context.Context, meter *metering.Meter, log *slog.Logger) 
 	defer cancel()
 	if err := meter.Close(closeCtx); err != nil {
 		log.Warn("returning leased usage", "err", err)
+	}
+}
+
+// bootstrapAdmin makes the configured platform administrator. Its identity
+// records are sealed by the enclave, so it waits (up to two minutes) for
+// the channel to attest at start instead of failing on the first try.
+func bootstrapAdmin(ctx context.Context, cfg proxy.Config, db *store.Store, minter *auth.Minter, log *slog.Logger) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		err := proxy.BootstrapAdmin(ctx, cfg, db, minter, log)
+		if err == nil || !errors.Is(err, enclavewire.ErrUnavailable) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
 	}
 }

@@ -49,7 +49,8 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 		return badField("role", "is required and must be one of owner, admin, member (exact lowercase)")
 	}
 	p := principal(r)
-	if err := h.memberCutoffFirst(r, userID, in.Role); err != nil {
+	after, err := h.memberCutoffFirst(r, userID, in.Role)
+	if err != nil {
 		return err
 	}
 	m, err := h.Orgs.UpdateMemberRole(r.Context(), p.OrgID, userID, *in.Role, func(cur store.Member) error {
@@ -62,6 +63,9 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 		h.restoreOwner(r, userID, err)
 		return memberWriteError(err, "the organization's last owner cannot be demoted; make another member owner first")
 	}
+	if err := after(); err != nil {
+		return err
+	}
 	return writeJSON(w, http.StatusOK, toMember(m))
 }
 
@@ -72,28 +76,38 @@ func (h *Handlers) UpdateMember(w http.ResponseWriter, r *http.Request) error {
 // database then records, which new tokens are stamped with, is never
 // before the enclave's (enclave/internal/ops.CutoffMargin). No real change
 // needs no cut-off; an unknown member is left to the change (404).
-func (h *Handlers) memberCutoffFirst(r *http.Request, userID string, role *string) error {
+//
+// A caller changing its own membership (an owner stepping down) is cut off
+// by after, once the change is made: the change itself is sealed with the
+// caller's token, which a cut-off first would already refuse. The enclave
+// mints no token older than its own cut-off, so the order costs nothing.
+func (h *Handlers) memberCutoffFirst(r *http.Request, userID string, role *string) (after func() error, err error) {
+	none := func() error { return nil }
 	p := principal(r)
 	cur, _, err := h.Shares.MemberRole(r.Context(), p.OrgID, userID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil
+		return none, nil
 	}
 	if err != nil {
-		return err
+		return none, err
 	}
 	next := ""
 	if role != nil {
 		next = *role
 	}
 	if err := ownerOnly(p.Role, store.Member{Role: cur}, next); err != nil || cur == next {
-		return err
+		return none, err
 	}
 	if cur == "owner" {
 		if last, err := h.lastOwner(r, p.OrgID); err != nil || last {
-			return err // the change answers 409
+			return none, err // the change answers 409
 		}
 	}
-	return h.callerCutoff(r, p.OrgID, userID, 0)
+	cutoff := func() error { return h.callerCutoff(r, p.OrgID, userID, 0) }
+	if userID == p.ID {
+		return cutoff, nil
+	}
+	return none, cutoff()
 }
 
 // lastOwner reports whether orgID has at most one owner (a change that
@@ -134,7 +148,8 @@ func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principal(r)
-	if err := h.memberCutoffFirst(r, userID, nil); err != nil {
+	after, err := h.memberCutoffFirst(r, userID, nil)
+	if err != nil {
 		return err
 	}
 	out, err := h.Orgs.RemoveMember(r.Context(), p.OrgID, userID, func(cur store.Member) error {
@@ -150,6 +165,9 @@ func (h *Handlers) RemoveMember(w http.ResponseWriter, r *http.Request) error {
 	h.forgetAPIKeys(out.APIKeyIDs...)
 	for _, ch := range out.Changes {
 		h.sealPolicySet(r, ch)
+	}
+	if err := after(); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
