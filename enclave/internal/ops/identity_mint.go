@@ -263,8 +263,17 @@ func (id *identity) mint(ctx context.Context, p *principal, now time.Time, hint 
 	return wire.MintTokenResponse{Token: tok, KID: id.jwt.kid, ExpiresAt: c.ExpiresAt, IssuedAtMs: ms}, nil
 }
 
-// argonSlots bounds concurrent argon2id derivations (19 MiB each).
+// argonSlots bounds concurrent argon2id derivations: with maxArgonMemory
+// each, at most 512 MiB at once, whatever parameters a sealed verifier
+// names (the proxy chooses them at signup: 19 MiB, 2 passes).
 var argonSlots = make(chan struct{}, 8)
+
+// Bounds of the argon2id parameters the enclave runs: memory in KiB and
+// passes. A verifier beyond them never matches.
+const (
+	maxArgonMemory = 64 << 10
+	maxArgonTime   = 8
+)
 
 // dummyVerifier is checked when a record has no password, so that the
 // answer costs the same.
@@ -288,7 +297,7 @@ func checkPassword(ctx context.Context, verifier, password string) bool {
 	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &mem, &t, &p); err != nil {
 		return false
 	}
-	if mem < 1 || mem > 1<<20 || t < 1 || t > 16 || p < 1 || p > 16 {
+	if mem < 8 || mem > maxArgonMemory || t < 1 || t > maxArgonTime || p < 1 || p > 16 {
 		return false
 	}
 	salt, err := base64.RawStdEncoding.DecodeString(parts[4])
