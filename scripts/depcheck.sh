@@ -21,7 +21,8 @@
 #       3 proxy/intents          services
 #       2 proxy/<concern>        auth, metering, webhooks, chainrpc, httperr, ...
 #       1 internal/store         PostgreSQL repositories
-#       0 contracts              api, enclave/wire, policy, chain, internal/auditchain, internal/obs
+#       0 contracts              api, enclave/wire, policy, chain, internal/auditchain, internal/obs,
+#                                internal/outbox, internal/passhash
 #     api/problem imports only the standard library; api imports nothing of OCV but api/...;
 #     the clients of the API (internal/cli, internal/mcpserver) import nothing under proxy/;
 #     internal/store depends (even indirectly) on nothing under proxy/ or api/.
@@ -52,7 +53,7 @@ layer() {
 	proxy/intents | proxy/intents/*) echo 3 ;;
 	proxy/*) echo 2 ;;
 	internal/store | internal/store/*) echo 1 ;;
-	api | api/* | enclave/wire | enclave/wire/* | policy | policy/* | chain/* | internal/auditchain | internal/obs | internal/outbox) echo 0 ;;
+	api | api/* | enclave/wire | enclave/wire/* | policy | policy/* | chain/* | internal/auditchain | internal/obs | internal/outbox | internal/passhash) echo 0 ;;
 	esac
 }
 

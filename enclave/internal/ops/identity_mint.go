@@ -5,19 +5,16 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
-
-	"golang.org/x/crypto/argon2"
 
 	"github.com/opencustody/ocv/enclave/internal/floors"
 	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/internal/passhash"
 )
 
 // principal is whom a token is minted for, taken from sealed records only.
@@ -263,57 +260,9 @@ func (id *identity) mint(ctx context.Context, p *principal, now time.Time, hint 
 	return wire.MintTokenResponse{Token: tok, KID: id.jwt.kid, ExpiresAt: c.ExpiresAt, IssuedAtMs: ms}, nil
 }
 
-// argonSlots bounds concurrent argon2id derivations: with maxArgonMemory
-// each, at most 512 MiB at once, whatever parameters a sealed verifier
-// names (the proxy chooses them at signup: 19 MiB, 2 passes).
-var argonSlots = make(chan struct{}, 8)
-
-// Bounds of the argon2id parameters the enclave runs: memory in KiB and
-// passes. A verifier beyond them never matches.
-const (
-	maxArgonMemory = 64 << 10
-	maxArgonTime   = 8
-)
-
-// dummyVerifier is checked when a record has no password, so that the
-// answer costs the same.
-const dummyVerifier = "$argon2id$v=19$m=19456,t=2,p=1$b2N2LWR1bW15LXNhbHQ$0Ue1dC2NfDIe7Kx1t1k6bJ1o8p2f7dQq7T6kQmZlL7c"
-
 // checkPassword checks password against an argon2id PHC verifier in
-// constant time; an empty or unparsable verifier never matches.
+// constant time (internal/passhash bounds its parameters); an empty or
+// unparsable verifier never matches.
 func checkPassword(ctx context.Context, verifier, password string) bool {
-	known := verifier != ""
-	if !known {
-		verifier = dummyVerifier
-	}
-	var version, mem, t, p int
-	parts := strings.Split(verifier, "$")
-	if len(parts) != 6 || parts[1] != "argon2id" {
-		return false
-	}
-	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
-		return false
-	}
-	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &mem, &t, &p); err != nil {
-		return false
-	}
-	if mem < 8 || mem > maxArgonMemory || t < 1 || t > maxArgonTime || p < 1 || p > 16 {
-		return false
-	}
-	salt, err := base64.RawStdEncoding.DecodeString(parts[4])
-	if err != nil {
-		return false
-	}
-	want, err := base64.RawStdEncoding.DecodeString(parts[5])
-	if err != nil || len(want) < 16 || len(want) > 64 {
-		return false
-	}
-	select {
-	case argonSlots <- struct{}{}:
-	case <-ctx.Done():
-		return false
-	}
-	defer func() { <-argonSlots }()
-	got := argon2.IDKey([]byte(password), salt, uint32(t), uint32(mem), uint8(p), uint32(len(want)))
-	return subtle.ConstantTimeCompare(got, want) == 1 && known
+	return passhash.Verify(ctx, verifier, password) == nil
 }
