@@ -1,10 +1,7 @@
 package ops
 
 import (
-	"context"
-	"errors"
 	"math"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,24 +9,8 @@ import (
 
 	"github.com/opencustody/ocv/enclave/internal/floors"
 	"github.com/opencustody/ocv/enclave/wire"
-	"github.com/opencustody/ocv/keyvault"
 	"github.com/opencustody/ocv/policy"
 )
-
-// regCounter counts register reads and can fail them.
-type regCounter struct {
-	keyvault.RegisterStore
-	reads atomic.Int32
-	fail  atomic.Bool
-}
-
-func (r *regCounter) ReadRegister(ctx context.Context, name string) ([]byte, error) {
-	r.reads.Add(1)
-	if r.fail.Load() {
-		return nil, errors.New("hsm gone")
-	}
-	return r.RegisterStore.ReadRegister(ctx, name)
-}
 
 // issuedAt returns claims for a token issued at ms (Unix milliseconds).
 func issuedAt(c map[string]any, ms int64) map[string]any {
@@ -173,7 +154,7 @@ func TestSetCutoffAuthority(t *testing.T) {
 // outage, never a pass.
 func TestRevocationChecksAreCachedAndFailClosed(t *testing.T) {
 	f := newFixture(t)
-	rc := &regCounter{RegisterStore: f.ks}
+	rc := &registerStore{Store: f.ks}
 	clock := time.Now()
 	f.h.authz.floors = floors.New(rc, floors.Config{Refresh: time.Hour, Now: func() time.Time { return clock }})
 	user := f.token(t, claimsFor("o", "user", "u", "owner"))
