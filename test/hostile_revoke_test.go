@@ -213,3 +213,36 @@ func TestHostileProxyRevokeDeletedUser(t *testing.T) {
 	require.Equal(t, wire.Forbidden, f.open(minted), "a deleted user's cut-off has no end")
 	require.Equal(t, wire.OK, f.open(f.owner.Token))
 }
+
+// TestHostileProxyRevokeDeletedOrganization: a platform administrator
+// deletes an organization's only member, and the organization goes with it,
+// agents included. A compromised proxy that kept the sealed value, the
+// vault's policy set and the agent's token gets nothing from the enclave:
+// every token of the deleted organization is cut off for good.
+func TestHostileProxyRevokeDeletedOrganization(t *testing.T) {
+	s := stack.Start(t, stack.WithProxyEnv("OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword))
+	s.WaitAttested()
+	f := &revokeFixture{t: t, s: s, owner: s.SignUp("orggone-owner@example.com"), canary: "e2e-orggone-canary"}
+	f.vault = s.CreateVault(f.owner.Token, "v")
+	r := s.Do("PUT", "/v1/vaults/"+f.vault+"/secrets/prod/db", f.owner.Token, map[string]any{"type": "password", "value": f.canary})
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	f.sess = enclaveSession(t, s)
+	id, key := registerAgent(t, s, f.owner.Token, map[string]any{"name": "reader"})
+	r = s.Do("POST", "/v1/vaults/"+f.vault+"/policies", f.owner.Token, map[string]any{"secret_path_pattern": "**",
+		"principal_type": "agent", "principal_id": id, "permissions": []string{"read"}, "effect": "allow"})
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	agent := agentJWT(t, s, id, key)
+	require.Equal(t, wire.OK, f.open(agent), "control: the agent's token opens")
+
+	// What a compromised proxy keeps before the deletion.
+	row := readSealed(t, s, f.owner.OrgID, "prod/db")
+	set, mac := f.policySet()
+	kept := &wire.OpenRequest{OrgID: f.owner.OrgID, VaultID: f.vault, Path: "prod/db", SecretVersion: row.version,
+		WrappedDEK: row.wrapped, Ciphertext: row.ct, Token: agent, PolicySet: set, PolicyMAC: mac, ClientIP: "127.0.0.1"}
+
+	root := signIn(t, s, rootEmail, rootPassword)["access_token"].(string)
+	require.Equal(t, http.StatusNoContent, s.Do("DELETE", "/v1/admin/users/"+f.owner.UserID, root, nil).Status)
+	require.Equal(t, wire.Forbidden, callWire(t, f.sess, wire.OpOpen, kept, nil), "the deleted organization's agent")
+	kept.Token = f.owner.Token
+	require.Equal(t, wire.Forbidden, callWire(t, f.sess, wire.OpOpen, kept, nil), "its deleted owner")
+}

@@ -66,9 +66,17 @@ const (
 	CutoffDelete
 	// CutoffAgent says that PrincipalID is an agent (else a user).
 	CutoffAgent
+	// CutoffOrg cuts off every token of OrgID for good: the organization
+	// was deleted (with its agents). PrincipalID must be OrgCutoffPrincipal
+	// and CutoffDelete is implied.
+	CutoffOrg
 
-	cutoffFlagsKnown = CutoffAllOrgs | CutoffDelete | CutoffAgent
+	cutoffFlagsKnown = CutoffAllOrgs | CutoffDelete | CutoffAgent | CutoffOrg
 )
+
+// OrgCutoffPrincipal stands for every principal of an organization in a
+// CutoffOrg request (no user or agent id is "-").
+const OrgCutoffPrincipal = "-"
 
 // SetCutoffRequest cuts off the access tokens of PrincipalID in OrgID (see
 // the flags), with the authority of Token.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/metering"
@@ -98,6 +99,15 @@ func (h *Handlers) AdminDeleteUser(w http.ResponseWriter, r *http.Request) error
 	h.forgetAPIKeys(out.APIKeyIDs...)
 	for _, oc := range out.Changes {
 		h.resealFor(r, oc)
+	}
+	// An organization deleted with its only member takes its agents: cut
+	// every token of it off in the enclave too, for good. A failure fails
+	// the request (the deletion is made; the tokens then expire within
+	// one lifetime).
+	for _, org := range out.DeletedOrgs {
+		if err := h.callerCutoff(r, org, wire.OrgCutoffPrincipal, wire.CutoffOrg); err != nil {
+			return err
+		}
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

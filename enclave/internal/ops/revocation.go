@@ -46,7 +46,7 @@ func floorNamePart(s string) bool {
 
 // checkRevocation refuses a verified token that was signed out, or issued
 // before a cut-off of its principal (in its organization or, for a user,
-// in every one). It runs for every token, also one the verifier had
+// in every one), or of a token of a deleted organization. It runs for every token, also one the verifier had
 // cached: the floors are cached for floors.Config.Refresh, so a request
 // costs map lookups, and at most one HSM read per name per refresh. A
 // token whose ids cannot name a floor is refused; an HSM failure is an
@@ -64,7 +64,8 @@ func (a *authorizer) checkRevocation(ctx context.Context, c tokens.Claims) error
 	} else if !errors.Is(err, floors.ErrNoFloor) {
 		return err
 	}
-	names := []string{cutoffFloor(c.OrgID, c.Subject)}
+	// The principal's own cut-off, and its organization's (deleted).
+	names := []string{cutoffFloor(c.OrgID, c.Subject), cutoffFloor(c.OrgID, wire.OrgCutoffPrincipal)}
 	if c.PrincipalType == policy.PrincipalUser {
 		names = append(names, cutoffFloor(allOrgsFloor, c.Subject))
 	}

@@ -100,8 +100,13 @@ const CutoffMargin = time.Second
 // force.
 func (a *authorizer) setCutoff(ctx context.Context, req *wire.SetCutoffRequest) (int64, error) {
 	allOrgs, del, agent := req.Flags&wire.CutoffAllOrgs != 0, req.Flags&wire.CutoffDelete != 0, req.Flags&wire.CutoffAgent != 0
+	wholeOrg := req.Flags&wire.CutoffOrg != 0
 	org := req.OrgID
 	switch {
+	case wholeOrg && (allOrgs || agent || req.PrincipalID != wire.OrgCutoffPrincipal):
+		return 0, fmt.Errorf("%w: an organization's cut-off names the organization only", wire.ErrBadRequest)
+	case !wholeOrg && req.PrincipalID == wire.OrgCutoffPrincipal:
+		return 0, fmt.Errorf("%w: principal id cannot name a cut-off", wire.ErrBadRequest)
 	case !floorNamePart(req.PrincipalID):
 		return 0, fmt.Errorf("%w: principal id cannot name a cut-off", wire.ErrBadRequest)
 	case allOrgs && (org != "" || agent):
@@ -119,7 +124,14 @@ func (a *authorizer) setCutoff(ctx context.Context, req *wire.SetCutoffRequest) 
 	if err != nil {
 		return 0, err
 	}
-	if err := cutoffAllowed(c, req.OrgID, req.PrincipalID, allOrgs, del, agent); err != nil {
+	if wholeOrg {
+		// Only a platform administrator deletes organizations (with the
+		// last member of one); the cut-off is for good.
+		if c.PrincipalType != policy.PrincipalUser || c.PlatformRole != "admin" && c.PlatformRole != "super_admin" {
+			return 0, forbidden("an organization's cut-off by someone not a platform administrator")
+		}
+		del = true
+	} else if err := cutoffAllowed(c, req.OrgID, req.PrincipalID, allOrgs, del, agent); err != nil {
 		return 0, err
 	}
 	nb := int64(math.MaxInt64)

@@ -110,24 +110,28 @@ func TestSetCutoffAuthority(t *testing.T) {
 		req     wire.SetCutoffRequest
 		wantErr error
 	}{
-		"owner cuts off a member":           {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "x", Token: owner}},
-		"admin cuts off a member":           {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "x", Token: admin}},
-		"admin deletes an agent":            {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "a1", Flags: wire.CutoffAgent | wire.CutoffDelete, Token: admin}},
-		"member cuts off itself":            {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "mem1", Token: self1}},
-		"member itself everywhere":          {req: wire.SetCutoffRequest{PrincipalID: "mem2", Flags: wire.CutoffAllOrgs, Token: self2}},
-		"platform admin deletes a user":     {req: wire.SetCutoffRequest{PrincipalID: "x", Flags: wire.CutoffAllOrgs | wire.CutoffDelete, Token: platform}},
-		"member cuts off another member":    {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "own", Token: member}, wantErr: wire.ErrForbidden},
-		"member cuts off an agent":          {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "ag", Flags: wire.CutoffAgent, Token: member}, wantErr: wire.ErrForbidden},
-		"member deletes itself":             {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "mem3", Flags: wire.CutoffDelete, Token: self3}, wantErr: wire.ErrForbidden},
-		"agent cuts off itself":             {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "ag", Flags: wire.CutoffAgent, Token: agent}, wantErr: wire.ErrForbidden},
-		"owner of another org":              {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "mem", Token: otherOwner}, wantErr: wire.ErrForbidden},
-		"owner deletes a member in its org": {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "mem", Flags: wire.CutoffDelete, Token: owner}, wantErr: wire.ErrForbidden},
-		"owner cuts off a user everywhere":  {req: wire.SetCutoffRequest{PrincipalID: "mem", Flags: wire.CutoffAllOrgs, Token: owner}, wantErr: wire.ErrForbidden},
-		"no token":                          {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "mem"}, wantErr: wire.ErrForbidden},
-		"all orgs with an org id":           {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "x", Flags: wire.CutoffAllOrgs, Token: platform}, wantErr: wire.ErrBadRequest},
-		"all orgs for an agent":             {req: wire.SetCutoffRequest{PrincipalID: "x", Flags: wire.CutoffAllOrgs | wire.CutoffAgent, Token: platform}, wantErr: wire.ErrBadRequest},
-		"a separator in the id":             {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "x/y", Token: owner}, wantErr: wire.ErrBadRequest},
-		"the all-orgs name as org":          {req: wire.SetCutoffRequest{OrgID: "-", PrincipalID: "x", Token: owner}, wantErr: wire.ErrBadRequest},
+		"owner cuts off a member":            {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "x", Token: owner}},
+		"admin cuts off a member":            {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "x", Token: admin}},
+		"admin deletes an agent":             {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "a1", Flags: wire.CutoffAgent | wire.CutoffDelete, Token: admin}},
+		"member cuts off itself":             {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "mem1", Token: self1}},
+		"member itself everywhere":           {req: wire.SetCutoffRequest{PrincipalID: "mem2", Flags: wire.CutoffAllOrgs, Token: self2}},
+		"platform admin deletes a user":      {req: wire.SetCutoffRequest{PrincipalID: "x", Flags: wire.CutoffAllOrgs | wire.CutoffDelete, Token: platform}},
+		"member cuts off another member":     {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "own", Token: member}, wantErr: wire.ErrForbidden},
+		"member cuts off an agent":           {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "ag", Flags: wire.CutoffAgent, Token: member}, wantErr: wire.ErrForbidden},
+		"member deletes itself":              {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "mem3", Flags: wire.CutoffDelete, Token: self3}, wantErr: wire.ErrForbidden},
+		"agent cuts off itself":              {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "ag", Flags: wire.CutoffAgent, Token: agent}, wantErr: wire.ErrForbidden},
+		"owner of another org":               {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "mem", Token: otherOwner}, wantErr: wire.ErrForbidden},
+		"owner deletes a member in its org":  {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "mem", Flags: wire.CutoffDelete, Token: owner}, wantErr: wire.ErrForbidden},
+		"owner cuts off a user everywhere":   {req: wire.SetCutoffRequest{PrincipalID: "mem", Flags: wire.CutoffAllOrgs, Token: owner}, wantErr: wire.ErrForbidden},
+		"no token":                           {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "mem"}, wantErr: wire.ErrForbidden},
+		"all orgs with an org id":            {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "x", Flags: wire.CutoffAllOrgs, Token: platform}, wantErr: wire.ErrBadRequest},
+		"all orgs for an agent":              {req: wire.SetCutoffRequest{PrincipalID: "x", Flags: wire.CutoffAllOrgs | wire.CutoffAgent, Token: platform}, wantErr: wire.ErrBadRequest},
+		"a separator in the id":              {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: "x/y", Token: owner}, wantErr: wire.ErrBadRequest},
+		"the all-orgs name as org":           {req: wire.SetCutoffRequest{OrgID: "-", PrincipalID: "x", Token: owner}, wantErr: wire.ErrBadRequest},
+		"platform admin deletes an org":      {req: wire.SetCutoffRequest{OrgID: "q", PrincipalID: wire.OrgCutoffPrincipal, Flags: wire.CutoffOrg, Token: platform}},
+		"owner deletes its org":              {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: wire.OrgCutoffPrincipal, Flags: wire.CutoffOrg, Token: owner}, wantErr: wire.ErrForbidden},
+		"org cut-off naming a principal":     {req: wire.SetCutoffRequest{OrgID: "q", PrincipalID: "x", Flags: wire.CutoffOrg, Token: platform}, wantErr: wire.ErrBadRequest},
+		"the org principal without the flag": {req: wire.SetCutoffRequest{OrgID: "o", PrincipalID: wire.OrgCutoffPrincipal, Token: owner}, wantErr: wire.ErrBadRequest},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -161,7 +165,7 @@ func TestRevocationChecksAreCachedAndFailClosed(t *testing.T) {
 	for range 10 {
 		require.NoError(t, f.h.authz.authorize(t.Context(), ownerAccess("o", user)))
 	}
-	require.Equal(t, int32(3), rc.reads.Load(), "revoked/<jti>, cutoff/<org>/<user>, cutoff/-/<user>: once each")
+	require.Equal(t, int32(4), rc.reads.Load(), "revoked/<jti>, cutoff/<org>/<user>, cutoff/<org>/-, cutoff/-/<user>: once each")
 
 	agent := f.token(t, claimsFor("o", "agent", "a", ""))
 	rc.fail.Store(true)
@@ -174,4 +178,25 @@ func TestRevocationChecksAreCachedAndFailClosed(t *testing.T) {
 
 	f.h.authz.floors = nil
 	require.ErrorIs(t, f.h.authz.authorize(t.Context(), ownerAccess("o", user)), wire.ErrUnavailable, "no store: fail closed")
+}
+
+// TestOrgCutoffRefusesItsTokens: once a platform administrator deleted an
+// organization, none of its tokens (an agent's included) is honoured, and
+// other organizations are untouched.
+func TestOrgCutoffRefusesItsTokens(t *testing.T) {
+	f := newFixture(t)
+	agent, owner := f.token(t, claimsFor("gone", "agent", "ag", "")), f.token(t, claimsFor("gone", "user", "own", "owner"))
+	other := f.token(t, claimsFor("o", "user", "own", "owner"))
+	pc := claimsFor("p", "user", "pa", "member")
+	pc["platform_role"] = "super_admin"
+	platform := f.token(t, pc)
+	var resp wire.SetCutoffResponse
+	require.NoError(t, f.call(t, wire.OpSetCutoff, &wire.SetCutoffRequest{OrgID: "gone", PrincipalID: wire.OrgCutoffPrincipal,
+		Flags: wire.CutoffOrg, Token: platform}, &resp))
+	for name, tok := range map[string]string{"agent": agent, "owner": owner} {
+		_, err := f.h.authz.verifyToken(t.Context(), tok)
+		require.ErrorIs(t, err, wire.ErrForbidden, name)
+	}
+	_, err := f.h.authz.verifyToken(t.Context(), other)
+	require.NoError(t, err)
 }
