@@ -81,7 +81,10 @@ func TestS3HeadKey(t *testing.T) {
 
 type failSink struct{ n *int }
 
-func (f failSink) AppendHead(context.Context, store.SignedHead) error { *f.n++; return context.Canceled }
+func (f failSink) AppendHead(context.Context, store.SignedHead) error {
+	*f.n++
+	return context.Canceled
+}
 
 func TestSinksStopAtFirstFailure(t *testing.T) {
 	var a, b int
