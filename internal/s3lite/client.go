@@ -288,3 +288,9 @@ func FromEnv(lookup func(string) (string, bool), readFile func(string) ([]byte, 
 	}
 	return cfg, nil
 }
+
+// String names the endpoint, region and key id, never the secret.
+func (c Config) String() string {
+	return fmt.Sprintf("s3lite.Config{Endpoint: %q, Region: %q, AccessKeyID: %q, SecretAccessKey: [redacted]}",
+		c.Endpoint, c.Region, c.AccessKeyID)
+}

@@ -1,6 +1,7 @@
 package s3lite
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -68,5 +69,13 @@ func TestParseURL(t *testing.T) {
 	for _, bad := range []string{"heads", "https://heads/x", "s3://", "s3://Up", "s3://b_b/x", "s3://heads/a//b", "s3://heads/a?b"} {
 		_, _, err := ParseURL(bad)
 		require.Error(t, err, bad)
+	}
+}
+
+func TestConfigStringRedactsSecret(t *testing.T) {
+	cfg := Config{Endpoint: "https://s3.example.com", AccessKeyID: "AKID", SecretAccessKey: "topsecret"}
+	for _, s := range []string{cfg.String(), fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%v", &cfg)} {
+		require.NotContains(t, s, "topsecret")
+		require.Contains(t, s, "AKID")
 	}
 }
