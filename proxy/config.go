@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/opencustody/ocv/enclave/wire"
+	"github.com/opencustody/ocv/internal/s3lite"
 	"github.com/opencustody/ocv/proxy/metering"
 )
 
@@ -62,7 +63,17 @@ type Config struct {
 	SealInterval  time.Duration `yaml:"audit_seal_interval"`
 	// AuditHeadsDir receives every signed audit head outside PostgreSQL,
 	// a file per organization (auditlog.DirSink). Default DataDir/audit-heads.
+	// Default DataDir/audit-heads unless AuditHeadsURL is set (then only
+	// when set explicitly).
 	AuditHeadsDir string `yaml:"audit_heads_dir"` // OCV_AUDIT_HEADS_DIR
+	// AuditHeadsURL, s3://bucket/prefix, has every signed head also written
+	// to an S3-compatible bucket (auditlog.S3Sink) at AuditHeadsS3Endpoint.
+	AuditHeadsURL               string `yaml:"audit_heads_url"`                // OCV_AUDIT_HEADS_URL
+	AuditHeadsS3Endpoint        string `yaml:"audit_heads_s3_endpoint"`        // OCV_AUDIT_HEADS_S3_ENDPOINT
+	AuditHeadsS3Region          string `yaml:"audit_heads_s3_region"`          // OCV_AUDIT_HEADS_S3_REGION, default us-east-1
+	AuditHeadsS3AccessKeyID     string `yaml:"audit_heads_s3_access_key_id"`   // OCV_AUDIT_HEADS_S3_ACCESS_KEY_ID
+	AuditHeadsS3SecretAccessKey string `yaml:"-"`                              // OCV_AUDIT_HEADS_S3_SECRET_ACCESS_KEY (secret, never in the file)
+	AuditHeadsS3SecretKeyFile   string `yaml:"audit_heads_s3_secret_key_file"` // OCV_AUDIT_HEADS_S3_SECRET_ACCESS_KEY_FILE
 	// AdminListen serves /metrics and /debug/pprof; "" disables it. Keep it
 	// on loopback or a private interface.
 	AdminListen string `yaml:"admin_listen"` // OCV_ADMIN_LISTEN
@@ -141,7 +152,17 @@ func LoadConfig(path string) (Config, error) {
 	if len(c.AttestationRoots) == 0 {
 		c.AttestationRoots = []string{filepath.Join(c.DataDir, "attestation", "root.pem")}
 	}
-	if c.AuditHeadsDir == "" {
+	if c.AuditHeadsS3Region == "" {
+		c.AuditHeadsS3Region = "us-east-1"
+	}
+	if c.AuditHeadsS3SecretAccessKey == "" && c.AuditHeadsS3SecretKeyFile != "" {
+		b, err := os.ReadFile(c.AuditHeadsS3SecretKeyFile)
+		if err != nil {
+			return c, fmt.Errorf("reading audit_heads_s3_secret_key_file: %w", err)
+		}
+		c.AuditHeadsS3SecretAccessKey = strings.TrimSpace(string(b))
+	}
+	if c.AuditHeadsDir == "" && c.AuditHeadsURL == "" {
 		c.AuditHeadsDir = filepath.Join(c.DataDir, "audit-heads")
 	}
 	return c, c.Validate()
@@ -182,6 +203,12 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 	str(&c.DatabaseURL, "OCV_DATABASE_URL")
 	str(&c.DataDir, "OCV_DATA_DIR")
 	str(&c.AuditHeadsDir, "OCV_AUDIT_HEADS_DIR")
+	str(&c.AuditHeadsURL, "OCV_AUDIT_HEADS_URL")
+	str(&c.AuditHeadsS3Endpoint, "OCV_AUDIT_HEADS_S3_ENDPOINT")
+	str(&c.AuditHeadsS3Region, "OCV_AUDIT_HEADS_S3_REGION")
+	str(&c.AuditHeadsS3AccessKeyID, "OCV_AUDIT_HEADS_S3_ACCESS_KEY_ID")
+	str(&c.AuditHeadsS3SecretAccessKey, "OCV_AUDIT_HEADS_S3_SECRET_ACCESS_KEY")
+	str(&c.AuditHeadsS3SecretKeyFile, "OCV_AUDIT_HEADS_S3_SECRET_ACCESS_KEY_FILE")
 	str(&c.EnclaveAddr, "OCV_ENCLAVE_ADDR")
 	str(&c.ProxyIdentityKey, "OCV_PROXY_IDENTITY_KEY")
 	list(&c.AttestationRoots, "OCV_ATTESTATION_ROOT")
@@ -291,7 +318,20 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateWebhooks()...)
 	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, c.validateNetwork()...)
+	if c.AuditHeadsURL != "" {
+		if _, _, err := s3lite.ParseURL(c.AuditHeadsURL); err != nil {
+			bad("audit_heads_url", err.Error())
+		} else if _, err := s3lite.New(c.AuditHeadsS3()); err != nil {
+			bad("audit_heads_s3_*", err.Error())
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// AuditHeadsS3 is the client configuration of the audit heads bucket.
+func (c *Config) AuditHeadsS3() s3lite.Config {
+	return s3lite.Config{Endpoint: c.AuditHeadsS3Endpoint, Region: c.AuditHeadsS3Region,
+		AccessKeyID: c.AuditHeadsS3AccessKeyID, SecretAccessKey: c.AuditHeadsS3SecretAccessKey}
 }
 
 // Masked returns the configuration as YAML with secrets (the database

@@ -11,6 +11,7 @@ import (
 	"github.com/opencustody/ocv/enclave/client"
 	enclavewire "github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/obs"
+	"github.com/opencustody/ocv/internal/s3lite"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy"
 	"github.com/opencustody/ocv/proxy/auditlog"
@@ -70,7 +71,7 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	audits := auditlog.NewCommitter(db, 2, 512)
 	s.onClose(audits.Close) // flushes the events of the last requests
 	metrics := newMetrics(ec, audits)
-	heads, err := auditlog.NewDirSink(cfg.AuditHeadsDir)
+	heads, err := headSinks(cfg)
 	if err != nil {
 		return err
 	}
@@ -165,4 +166,29 @@ func bootstrapAdmin(ctx context.Context, cfg proxy.Config, db *store.Store, mint
 		case <-time.After(wait):
 		}
 	}
+}
+
+// headSinks are the external audit head sinks: the directory, the bucket
+// or both, as configured.
+func headSinks(cfg proxy.Config) (auditlog.Sinks, error) {
+	var sinks auditlog.Sinks
+	if cfg.AuditHeadsDir != "" {
+		d, err := auditlog.NewDirSink(cfg.AuditHeadsDir)
+		if err != nil {
+			return nil, err
+		}
+		sinks = append(sinks, d)
+	}
+	if cfg.AuditHeadsURL != "" {
+		c, err := s3lite.New(cfg.AuditHeadsS3())
+		if err != nil {
+			return nil, fmt.Errorf("audit heads bucket: %w", err)
+		}
+		b, err := auditlog.NewS3Sink(c, cfg.AuditHeadsURL)
+		if err != nil {
+			return nil, err
+		}
+		sinks = append(sinks, b)
+	}
+	return sinks, nil
 }

@@ -28,7 +28,7 @@ func auditVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	dbURL := fs.String("database-url", os.Getenv("OCV_DATABASE_URL"), "PostgreSQL URL (read access is enough; default $OCV_DATABASE_URL)")
 	org := fs.String("org", "", "verify only this organization's chain")
 	jwksPath := fs.String("jwks", "", "JWKS file (GET /.well-known/jwks.json) to check the enclave's signatures on chain heads")
-	headsDir := fs.String("heads", "", "directory of the proxy's external audit heads (audit_heads_dir): fail when the database is behind or disagrees with them")
+	headsArg := fs.String("heads", "", "the proxy's external audit heads, a directory (audit_heads_dir) or s3://bucket/prefix (audit_heads_url, with the OCV_AUDIT_HEADS_S3_* environment): fail when the database is behind or disagrees with them")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -42,6 +42,13 @@ func auditVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 	}
+	var src headsSource
+	if *headsArg != "" {
+		var err error
+		if src, err = openHeads(*headsArg); err != nil {
+			return err
+		}
+	}
 	db, err := store.Open(ctx, *dbURL, 2)
 	if err != nil {
 		return err
@@ -52,22 +59,22 @@ func auditVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if orgs, err = db.ChainOrgs(ctx); err != nil {
 			return err
 		}
-		if *headsDir != "" {
+		if src != nil {
 			// An organization whose every event was deleted is still in
 			// the external heads.
-			if orgs, err = withHeadOrgs(orgs, *headsDir); err != nil {
+			if orgs, err = src.withOrgs(ctx, orgs); err != nil {
 				return err
 			}
 		}
 	}
-	if *headsDir != "" && keys == nil {
+	if src != nil && keys == nil {
 		fmt.Fprintln(stderr, "note: without --jwks the signatures of the heads are not checked")
 	}
 	failed := false
 	for _, o := range orgs {
 		var ext []store.SignedHead
-		if *headsDir != "" {
-			if ext, err = readHeads(*headsDir, o); err != nil {
+		if src != nil {
+			if ext, err = src.heads(ctx, o); err != nil {
 				failed = true
 				fmt.Fprintln(stdout, "FAIL", err)
 				continue

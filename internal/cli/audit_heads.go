@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -34,8 +35,36 @@ func withHeadOrgs(orgs []string, dir string) ([]string, error) {
 	return orgs, nil
 }
 
-// readHeads reads org's external heads (nil when it has no file). Heads of
-// the same seq must agree: a retried signature may be written twice.
+// headsSource is where the proxy's external heads are: a directory
+// (dirHeads) or an S3-compatible bucket (s3Heads).
+type headsSource interface {
+	// withOrgs adds to orgs every organization that has heads there.
+	withOrgs(ctx context.Context, orgs []string) ([]string, error)
+	// heads are org's external heads (nil when it has none).
+	heads(ctx context.Context, org string) ([]store.SignedHead, error)
+}
+
+// openHeads is the source named by --heads: s3://bucket/prefix (with the
+// OCV_AUDIT_HEADS_S3_* environment) or a directory.
+func openHeads(arg string) (headsSource, error) {
+	if strings.HasPrefix(arg, "s3://") {
+		return newS3Heads(arg)
+	}
+	return dirHeads(arg), nil
+}
+
+// dirHeads is a directory of <org>.jsonl files (proxy/auditlog.DirSink).
+type dirHeads string
+
+func (d dirHeads) withOrgs(_ context.Context, orgs []string) ([]string, error) {
+	return withHeadOrgs(orgs, string(d))
+}
+
+func (d dirHeads) heads(_ context.Context, org string) ([]store.SignedHead, error) {
+	return readHeads(string(d), org)
+}
+
+// readHeads reads org's external heads (nil when it has no file).
 func readHeads(dir, org string) ([]store.SignedHead, error) {
 	if strings.ContainsAny(org, `/\.`) {
 		return nil, fmt.Errorf("organization id %q cannot name a head file", org)
@@ -52,6 +81,12 @@ func readHeads(dir, org string) ([]store.SignedHead, error) {
 	if err != nil {
 		return nil, fmt.Errorf("external heads of org %s: %w", org, err)
 	}
+	return signedHeads(org, recs)
+}
+
+// signedHeads checks and decodes org's head records. Heads of the same
+// seq must agree: a retried signature may be written twice.
+func signedHeads(org string, recs []auditchain.HeadRecord) ([]store.SignedHead, error) {
 	out := make([]store.SignedHead, 0, len(recs))
 	bySeq := map[int64]string{}
 	for i, r := range recs {
