@@ -29,7 +29,7 @@ type HeadSigner interface {
 	ExtendAuditHead(ctx context.Context, req wire.ExtendAuditHeadRequest) (wire.ExtendAuditHeadResponse, error)
 }
 
-// HeadSink keeps signed heads outside PostgreSQL (DirSink).
+// HeadSink keeps signed heads outside PostgreSQL (DirSink, S3Sink, Sinks).
 type HeadSink interface {
 	AppendHead(ctx context.Context, h store.SignedHead) error
 }

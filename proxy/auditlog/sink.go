@@ -2,16 +2,12 @@ package auditlog
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
-	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
 )
 
@@ -53,11 +49,9 @@ func (d *DirSink) AppendHead(_ context.Context, h store.SignedHead) error {
 	if err != nil {
 		return err
 	}
-	line, err := json.Marshal(auditchain.HeadRecord{OrgID: h.OrgID, Seq: h.Seq, EventID: h.EventID,
-		Hash: hex.EncodeToString(h.Hash), Signature: base64.RawURLEncoding.EncodeToString(h.Signature),
-		KID: h.KID, SignedAt: h.SignedAt})
+	line, err := EncodeHead(h)
 	if err != nil {
-		return fmt.Errorf("encoding head: %w", err)
+		return err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
