@@ -20,7 +20,9 @@ import (
 //     negative amount);
 //  4. eip712_default_policy: dangerous typed data needs the "allow" default
 //     or an eip712_domain_allowlist entry;
-//  5. tx_to_allowlist, then per_chain_guardrails (its to_allowlist);
+//  5. tx_to_allowlist, then per_chain_guardrails (its to_allowlist), then
+//     tx_delegation_allowlist (every EIP-7702 delegate must be listed: a
+//     delegation hands the account's every asset to the delegate's code);
 //  6. tx_token_allowlist (global and per-chain), tx_known_tokens_only;
 //  7. tx_max_value_eth (the stricter of global and per-chain max_value);
 //  8. tx_conditions (see evalTxRules);
@@ -56,6 +58,7 @@ func EvaluateTx(g Guardrails, rules []TxRule, f TxFacts, c TxCounters, now time.
 		{isTx, func() (string, string) { return checkDecoded(&f) }},
 		{typed, func() (string, string) { return checkTypedData(&g, &f) }},
 		{isTx, func() (string, string) { return checkRecipient(&g, &f) }},
+		{isTx, func() (string, string) { return checkDelegations(&g, &f) }},
 		{isTx, func() (string, string) { return checkToken(&g, &f) }},
 		{isTx, func() (string, string) { return checkMaxValue(&g, &f) }},
 		{true, func() (string, string) { return evalTxRules(rules, &f, intent, now) }},
@@ -134,6 +137,17 @@ func checkRecipient(g *Guardrails, f *TxFacts) (string, string) {
 	for _, o := range g.chainOverrides(f.Chain) {
 		if len(o.ToAllowlist) > 0 && !inAddressList(o.ToAllowlist, to) {
 			return GuardrailPerChain, "recipient is not in this chain's to_allowlist"
+		}
+	}
+	return "", ""
+}
+
+// checkDelegations refuses an EIP-7702 authorization whose delegate is not
+// in tx_delegation_allowlist; with no list, every delegation is refused.
+func checkDelegations(g *Guardrails, f *TxFacts) (string, string) {
+	for _, d := range f.Delegations {
+		if !inAddressList(g.TxDelegationAllowlist, d) {
+			return GuardrailDelegation, "an EIP-7702 authorization delegates to code not in tx_delegation_allowlist"
 		}
 	}
 	return "", ""

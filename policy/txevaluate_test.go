@@ -113,6 +113,18 @@ func TestEvaluateTx(t *testing.T) {
 		"token recipient listed":       {g: Guardrails{TxToAllowlist: []string{"0x00000000000000000000000000000000000000bb"}}, f: sendToken(t), wantAllow: true},
 		"token contract not recipient": {g: Guardrails{TxToAllowlist: []string{"0x000000000000000000000000000000000000700C"}}, f: sendToken(t), wantDeny: GuardrailToAllowlist},
 		"contract creation with list":  {g: Guardrails{TxToAllowlist: []string{"0x00000000000000000000000000000000000000Aa"}}, f: editFacts(sendETH(t), func(f *TxFacts) { f.To = "" }), wantDeny: GuardrailToAllowlist},
+
+		// 5b. EIP-7702: a value-0 transaction to an allowlisted address that
+		// delegates the account to other code is the attack; no list, no
+		// delegation.
+		"delegation without a list": {g: Guardrails{TxToAllowlist: []string{"0x00000000000000000000000000000000000000Aa"}},
+			f: editFacts(sendETH(t), func(f *TxFacts) { f.Delegations = []string{"0x00000000000000000000000000000000000000dd"} }), wantDeny: GuardrailDelegation},
+		"delegation not listed": {g: Guardrails{TxDelegationAllowlist: []string{"0x00000000000000000000000000000000000000Ee"}},
+			f: editFacts(sendETH(t), func(f *TxFacts) {
+				f.Delegations = []string{"0x00000000000000000000000000000000000000ee", "0x00000000000000000000000000000000000000dd"}
+			}), wantDeny: GuardrailDelegation},
+		"delegation listed any case": {g: Guardrails{TxDelegationAllowlist: []string{"0x00000000000000000000000000000000000000DD"}},
+			f: editFacts(sendETH(t), func(f *TxFacts) { f.Delegations = []string{"0x00000000000000000000000000000000000000dd"} }), wantAllow: true},
 		"per chain to listed": {
 			g: Guardrails{PerChainGuardrails: perChain("base", ChainGuardrails{ToAllowlist: []string{"0x00000000000000000000000000000000000000aa"}})},
 			f: sendETH(t), wantAllow: true,

@@ -28,6 +28,7 @@ const (
 	GuardrailDecode              = "tx_decode"
 	GuardrailEIP712DefaultPolicy = "eip712_default_policy"
 	GuardrailToAllowlist         = "tx_to_allowlist"
+	GuardrailDelegation          = "tx_delegation_allowlist"
 	GuardrailPerChain            = "per_chain_guardrails"
 	GuardrailTokenAllowlist      = "tx_token_allowlist"
 	GuardrailKnownTokensOnly     = "tx_known_tokens_only"
@@ -54,7 +55,10 @@ type TxFacts struct {
 	TokenAmount      *big.Int // the token amount in base units, or nil
 	DecodeFailed     bool     // the request could not be decoded
 	ProgramIDs       []string // Solana program ids invoked
-	TypedData        *TypedDataFacts
+	// Delegations are the code addresses the transaction's EIP-7702
+	// authorizations delegate the sender's account to (type 4 only).
+	Delegations []string
+	TypedData   *TypedDataFacts
 }
 
 // TypedDataFacts describes an EIP-712 typed-data request.

@@ -27,11 +27,15 @@ type Guardrails struct {
 	SigningChains         []string           `json:"signing_chains,omitempty"`    // chain names or decimal chain ids
 	TxAllowedChains       []string           `json:"tx_allowed_chains,omitempty"` // chain names or decimal chain ids
 	TxToAllowlist         []string           `json:"tx_to_allowlist,omitempty"`   // addresses, case-insensitive
-	TxMaxValueETH         Amount             `json:"tx_max_value_eth,omitempty"`  // per transaction, native major units
-	TxDailyLimitETH       Amount             `json:"tx_daily_limit_eth,omitempty"`
-	TxMaxPerDay           *int64             `json:"tx_max_per_day,omitempty"` // all chains, UTC day; nil is no cap
-	TxTokenAllowlist      []string           `json:"tx_token_allowlist,omitempty"`
-	TxKnownTokensOnly     bool               `json:"tx_known_tokens_only,omitempty"`
+	// TxDelegationAllowlist lists the code addresses an EIP-7702
+	// authorization may delegate the agent's account to (an OCV extension).
+	// Empty: no delegation is signed at all, unlike the other lists.
+	TxDelegationAllowlist []string `json:"tx_delegation_allowlist,omitempty"`
+	TxMaxValueETH         Amount   `json:"tx_max_value_eth,omitempty"` // per transaction, native major units
+	TxDailyLimitETH       Amount   `json:"tx_daily_limit_eth,omitempty"`
+	TxMaxPerDay           *int64   `json:"tx_max_per_day,omitempty"` // all chains, UTC day; nil is no cap
+	TxTokenAllowlist      []string `json:"tx_token_allowlist,omitempty"`
+	TxKnownTokensOnly     bool     `json:"tx_known_tokens_only,omitempty"`
 	// PerChainGuardrails holds overrides keyed by chain name (matched
 	// case-insensitively); the strictest of global and per-chain wins.
 	PerChainGuardrails map[string]ChainGuardrails `json:"per_chain_guardrails,omitempty"`
@@ -72,6 +76,7 @@ func ParseGuardrails(fields map[string]json.RawMessage) (Guardrails, error) {
 		{"signing_chains", chainsInto(&g.SigningChains)},
 		{"tx_allowed_chains", chainsInto(&g.TxAllowedChains)},
 		{"tx_to_allowlist", stringsInto(&g.TxToAllowlist)},
+		{"tx_delegation_allowlist", stringsInto(&g.TxDelegationAllowlist)},
 		{"tx_max_value_eth", amountInto(&g.TxMaxValueETH)},
 		{"tx_daily_limit_eth", amountInto(&g.TxDailyLimitETH)},
 		{"tx_max_per_day", countInto(&g.TxMaxPerDay)},

@@ -31,7 +31,7 @@ func TestEVMSignaturesWithEthers(t *testing.T) {
 	s := stack.Start(t)
 	owner := s.SignUp("ethers@example.com")
 	id, agent := guardedAgent(t, s, owner, map[string]any{"message_signing_enabled": true,
-		"eip712_default_policy": "allow"})
+		"eip712_default_policy": "allow", "tx_delegation_allowlist": []string{allowedTo}})
 	address := s.Do("GET", "/v1/agents/"+id+"/signing-keys/ethereum", agent, nil).JSON(t)["address"]
 
 	type kase map[string]any

@@ -38,6 +38,12 @@ func guardedAgentWithKey(t *testing.T, s *stack.Stack, owner stack.Account, fiel
 	return id, key, agentJWT(t, s, id, key)
 }
 
+// delegateTo is a type 4 transaction's fields whose EIP-7702 authorization
+// delegates the agent's account to code.
+func delegateTo(code string) map[string]any {
+	return map[string]any{"type": 4, "authorization_list": []map[string]any{{"chain_id": 8453, "address": code, "nonce": 7}}}
+}
+
 // signOnly is a complete transaction on Base that needs no RPC node.
 func signOnly(nonce int, extra map[string]any) map[string]any {
 	tx := map[string]any{"chain_id": "base", "to": otherTo, "value": "0x0", "nonce": nonce, "gas": 100000,
@@ -77,6 +83,12 @@ func TestGuardrailsDenyWithTheirName(t *testing.T) {
 		"known tokens only": {fields: map[string]any{"tx_known_tokens_only": true},
 			allowed: []map[string]any{{"token_mint": usdcBase, "value": "2"}}, denied: map[string]any{"token_mint": tokenX, "token_decimals": 6, "value": "1"},
 			want: "tx_known_tokens_only"},
+		// EIP-7702: a value-0 transaction to an allowed address whose
+		// authorization hands the agent's account to arbitrary code.
+		"delegation without an allowlist": {fields: map[string]any{"tx_to_allowlist": []string{otherTo}},
+			allowed: []map[string]any{{}}, denied: delegateTo(allowedTo), want: "tx_delegation_allowlist"},
+		"delegation allowlist": {fields: map[string]any{"tx_delegation_allowlist": []string{allowedTo}},
+			allowed: []map[string]any{delegateTo(allowedTo)}, denied: delegateTo(otherTo), want: "tx_delegation_allowlist"},
 		"undecodable calldata": {fields: map[string]any{},
 			allowed: []map[string]any{{"data": "0xdeadbeef"}}, denied: map[string]any{"data": "0xa9059cbb0000"}, want: "tx_decode"},
 	}

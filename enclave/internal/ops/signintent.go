@@ -169,6 +169,9 @@ func transactionFacts(f *policy.TxFacts, r *evm.TxRequest, tokenKnown bool) {
 		return
 	}
 	f.Value = value
+	for _, a := range r.AuthorizationList {
+		f.Delegations = append(f.Delegations, strings.ToLower(a.Address))
+	}
 	data, err := hexData(r.Data)
 	if err != nil {
 		f.DecodeFailed = true
