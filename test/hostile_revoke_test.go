@@ -25,9 +25,9 @@ type revokeFixture struct {
 	sess   *client.Session
 }
 
-func newRevokeFixture(t *testing.T, name string) *revokeFixture {
+func newRevokeFixture(t *testing.T, name string, opts ...stack.Option) *revokeFixture {
 	t.Helper()
-	s := stack.Start(t)
+	s := stack.Start(t, opts...)
 	s.WaitAttested()
 	f := &revokeFixture{t: t, s: s, owner: s.SignUp(name + "-owner@example.com"), canary: "e2e-" + name + "-canary"}
 	f.vault = s.CreateVault(f.owner.Token, "v")
@@ -35,6 +35,22 @@ func newRevokeFixture(t *testing.T, name string) *revokeFixture {
 	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
 	f.sess = enclaveSession(t, s)
 	return f
+}
+
+// withRootAdmin starts the stack with the bootstrap platform administrator.
+func withRootAdmin() stack.Option {
+	return stack.WithProxyEnv("OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword)
+}
+
+// readerAgent registers an agent that a policy lets read every path of the
+// fixture's vault, and returns its id and key.
+func (f *revokeFixture) readerAgent() (id, key string) {
+	f.t.Helper()
+	id, key = registerAgent(f.t, f.s, f.owner.Token, map[string]any{"name": "reader"})
+	r := f.s.Do("POST", "/v1/vaults/"+f.vault+"/policies", f.owner.Token, map[string]any{"secret_path_pattern": "**",
+		"principal_type": "agent", "principal_id": id, "permissions": []string{"read"}, "effect": "allow"})
+	require.Equal(f.t, http.StatusCreated, r.Status, string(r.Body))
+	return id, key
 }
 
 // policySet reads the vault's current policy set and MAC from storage, as
@@ -112,10 +128,7 @@ func TestHostileProxyRevokeSignedOutToken(t *testing.T) {
 // works. A deleted agent's tokens are refused for good.
 func TestHostileProxyRevokeAgentKeyRotation(t *testing.T) {
 	f := newRevokeFixture(t, "rotate")
-	id, key := registerAgent(t, f.s, f.owner.Token, map[string]any{"name": "reader"})
-	r := f.s.Do("POST", "/v1/vaults/"+f.vault+"/policies", f.owner.Token, map[string]any{"secret_path_pattern": "**",
-		"principal_type": "agent", "principal_id": id, "permissions": []string{"read"}, "effect": "allow"})
-	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	id, key := f.readerAgent()
 	old := agentJWT(t, f.s, id, key)
 	require.Equal(t, wire.OK, f.open(old), "control: the agent's token opens")
 
@@ -188,18 +201,13 @@ func TestHostileProxyRevokeCutoffNeedsAuthority(t *testing.T) {
 // administrator is refused by the enclave with the tokens it had, for
 // good; a new token minted for it (as a compromised proxy could) too.
 func TestHostileProxyRevokeDeletedUser(t *testing.T) {
-	s := stack.Start(t, stack.WithProxyEnv("OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword))
-	s.WaitAttested()
-	f := &revokeFixture{t: t, s: s, owner: s.SignUp("deleted-owner@example.com"), canary: "e2e-deleted-canary"}
-	f.vault = s.CreateVault(f.owner.Token, "v")
-	r := s.Do("PUT", "/v1/vaults/"+f.vault+"/secrets/prod/db", f.owner.Token, map[string]any{"type": "password", "value": f.canary})
-	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
-	f.sess = enclaveSession(t, s)
+	f := newRevokeFixture(t, "deleted", withRootAdmin())
+	s := f.s
 	root := signIn(t, s, rootEmail, rootPassword)["access_token"].(string)
 
 	victim := s.SignUp("deleted-victim@example.com")
 	joinAsMember(t, s, victim, f.owner.OrgID)
-	r = s.Do("PATCH", "/v1/org/members/"+victim.UserID, f.owner.Token, map[string]string{"role": "admin"})
+	r := s.Do("PATCH", "/v1/org/members/"+victim.UserID, f.owner.Token, map[string]string{"role": "admin"})
 	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 	tok := signIn(t, s, victim.Email, victim.Password)["access_token"].(string)
 	require.Equal(t, wire.OK, f.open(tok), "control: an admin opens without a policy")
@@ -220,17 +228,9 @@ func TestHostileProxyRevokeDeletedUser(t *testing.T) {
 // vault's policy set and the agent's token gets nothing from the enclave:
 // every token of the deleted organization is cut off for good.
 func TestHostileProxyRevokeDeletedOrganization(t *testing.T) {
-	s := stack.Start(t, stack.WithProxyEnv("OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword))
-	s.WaitAttested()
-	f := &revokeFixture{t: t, s: s, owner: s.SignUp("orggone-owner@example.com"), canary: "e2e-orggone-canary"}
-	f.vault = s.CreateVault(f.owner.Token, "v")
-	r := s.Do("PUT", "/v1/vaults/"+f.vault+"/secrets/prod/db", f.owner.Token, map[string]any{"type": "password", "value": f.canary})
-	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
-	f.sess = enclaveSession(t, s)
-	id, key := registerAgent(t, s, f.owner.Token, map[string]any{"name": "reader"})
-	r = s.Do("POST", "/v1/vaults/"+f.vault+"/policies", f.owner.Token, map[string]any{"secret_path_pattern": "**",
-		"principal_type": "agent", "principal_id": id, "permissions": []string{"read"}, "effect": "allow"})
-	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	f := newRevokeFixture(t, "orggone", withRootAdmin())
+	s := f.s
+	id, key := f.readerAgent()
 	agent := agentJWT(t, s, id, key)
 	require.Equal(t, wire.OK, f.open(agent), "control: the agent's token opens")
 
@@ -245,4 +245,26 @@ func TestHostileProxyRevokeDeletedOrganization(t *testing.T) {
 	require.Equal(t, wire.Forbidden, callWire(t, f.sess, wire.OpOpen, kept, nil), "the deleted organization's agent")
 	kept.Token = f.owner.Token
 	require.Equal(t, wire.Forbidden, callWire(t, f.sess, wire.OpOpen, kept, nil), "its deleted owner")
+}
+
+// TestPostgresWriterCannotUndoSignOut: a writer to PostgreSQL deletes the
+// record of a sign-out, and the proxy, restarted, honours the token again
+// on its own routes. The enclave's revocation is in the HSM: the secret
+// still does not open with that token.
+func TestPostgresWriterCannotUndoSignOut(t *testing.T) {
+	f := newRevokeFixture(t, "undo-signout")
+	tok := signIn(t, f.s, f.owner.Email, f.owner.Password)["access_token"].(string)
+	path := "/v1/vaults/" + f.vault + "/secrets/prod/db"
+	require.Equal(t, http.StatusOK, f.s.Do("GET", path, tok, nil).Status, "control: the token reads before sign-out")
+	require.Equal(t, http.StatusNoContent, f.s.Do("DELETE", "/v1/auth/token", tok, nil).Status)
+
+	execSQL(t, f.s, "DELETE FROM revoked_tokens")
+	f.s.KillProxy()
+	f.s.StartProxy()
+	f.s.WaitAttested()
+	require.Equal(t, http.StatusOK, f.s.Do("GET", "/v1/vaults", tok, nil).Status,
+		"the proxy alone no longer knows of the sign-out")
+	r := f.s.Do("GET", path, tok, nil)
+	require.NotEqual(t, http.StatusOK, r.Status, string(r.Body))
+	require.NotContains(t, string(r.Body), f.canary)
 }
