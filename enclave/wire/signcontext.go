@@ -42,4 +42,7 @@ type SignCounters struct {
 	CountToday      int64  `json:"count_today"`
 	CountTodayChain int64  `json:"count_today_chain"`
 	SpentTodayChain string `json:"spent_today_chain"` // base units, decimal
+	// FeesTodayChain is the maximum fees (gas limit × max fee) reserved
+	// today on this chain, base units, decimal; "" is 0.
+	FeesTodayChain string `json:"fees_today_chain,omitempty"`
 }
