@@ -13,9 +13,12 @@ import (
 
 // Vault is a named container of secrets with its own KEK in the HSM.
 type Vault struct {
-	OrgID       string
-	ID          string
-	Name        string
+	OrgID string
+	ID    string
+	Name  string
+	// NameKey is the name's look-alike key: two vaults of an organization
+	// never share one (ErrConflict). Empty means the name itself.
+	NameKey     string
 	Description string
 	KEKVersion  uint32
 	CreatedBy   string
@@ -38,8 +41,12 @@ func (s *Store) CreateVault(ctx context.Context, v Vault, createKEK func(context
 	var out Vault
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		// Claim the name first so that a duplicate never reaches the HSM.
-		_, err := tx.Exec(ctx, `INSERT INTO vaults (org_id, id, name, description, kek_version, created_by)
-			VALUES ($1, $2, $3, $4, 0, nullif($5, '')::uuid)`, v.OrgID, v.ID, v.Name, v.Description, v.CreatedBy)
+		key := v.NameKey
+		if key == "" {
+			key = v.Name
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO vaults (org_id, id, name, name_key, description, kek_version, created_by)
+			VALUES ($1, $2, $3, $4, $5, 0, nullif($6, '')::uuid)`, v.OrgID, v.ID, v.Name, key, v.Description, v.CreatedBy)
 		if pgCode(err) == codeUniqueViolation {
 			return fmt.Errorf("creating vault: %w", ErrConflict)
 		}

@@ -19,9 +19,10 @@ const MaxPathBytes = 1024
 
 // SecretPath validates the escaped path of a secret as the URL carried it
 // (SPEC-DECISIONS "Paths and policies"): each segment is percent-decoded
-// once; a decoded '/', an empty, '.' or '..' segment, a control character,
-// invalid UTF-8, a string that is not NFC, or more than 1024 bytes is a 400
-// invalid_path. Nothing is silently cleaned up.
+// once; a decoded '/', an empty or '.' segment, ".." anywhere, a '\', ';',
+// '?' or '#', a control or format character (bidi controls, zero-width
+// characters, the BOM), invalid UTF-8, a string that is not NFC, or more
+// than 1024 bytes is a 400 invalid_path. Nothing is silently cleaned up.
 func SecretPath(escaped string) (string, error) {
 	if escaped == "" {
 		return "", invalidPath("the secret path is empty")
@@ -35,8 +36,12 @@ func SecretPath(escaped string) (string, error) {
 		switch {
 		case dec == "":
 			return "", invalidPath("the secret path has an empty segment (leading, trailing or double '/')")
-		case dec == "." || dec == "..":
-			return "", invalidPath("the secret path has a '.' or '..' segment")
+		case dec == ".":
+			return "", invalidPath("the secret path has a '.' segment")
+		case strings.Contains(dec, ".."):
+			return "", invalidPath("the secret path contains '..'")
+		case strings.ContainsAny(dec, `\;?#`):
+			return "", invalidPath(`the secret path contains one of \ ; ? #`)
 		case strings.Contains(dec, "/"):
 			return "", invalidPath("a segment of the secret path contains an encoded '/'")
 		}
@@ -60,8 +65,11 @@ func checkText(p string) error {
 		return invalidPath("the secret path is not valid UTF-8")
 	}
 	for _, r := range p {
-		if unicode.IsControl(r) {
+		switch {
+		case unicode.IsControl(r):
 			return invalidPath("the secret path contains a control character")
+		case unicode.Is(unicode.Cf, r):
+			return invalidPath("the secret path contains an invisible format character (bidi control, zero-width character or BOM)")
 		}
 	}
 	if !norm.NFC.IsNormalString(p) {

@@ -12,13 +12,16 @@ import (
 	"strconv"
 
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/strictjson"
 )
 
 // MaxJSONDepth bounds the nesting of request bodies.
 const MaxJSONDepth = 64
 
 // decodeJSON reads a JSON body into v: an object, no unknown fields, no
-// trailing data, nesting at most MaxJSONDepth. The body size is bounded by
+// trailing data, nesting at most MaxJSONDepth, and nothing parsers read
+// differently (duplicate keys, invalid UTF-8, lone surrogates: see
+// internal/strictjson). The body size is bounded by
 // the server's limit middleware (413 past it).
 func decodeJSON(r *http.Request, v any) error {
 	body, err := readJSONBody(r)
@@ -57,8 +60,8 @@ func readJSONBody(r *http.Request) ([]byte, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, problem.BadRequest(problem.TypeInvalidRequest, "a JSON body is required")
 	}
-	if err := checkDepth(body, MaxJSONDepth); err != nil {
-		return nil, err
+	if err := strictjson.Check(body, MaxJSONDepth); err != nil {
+		return nil, problem.BadRequest(problem.TypeInvalidRequest, "malformed JSON: "+err.Error())
 	}
 	return body, nil
 }
@@ -85,34 +88,6 @@ func describeJSONError(err error) string {
 		}
 		return "invalid body"
 	}
-}
-
-// checkDepth rejects JSON nested deeper than max, scanning bytes once.
-func checkDepth(b []byte, max int) error {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			if c == '\\' {
-				escaped = true
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			if depth > max {
-				return problem.BadRequest(problem.TypeInvalidRequest,
-					fmt.Sprintf("JSON nesting deeper than %d levels", max))
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return nil
 }
 
 // pageParams reads `limit` (default 50, 1..500) and `cursor`.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -33,22 +31,26 @@ func principal(r *http.Request) auth.Principal {
 	return p
 }
 
-// vaultName validates a new vault's fields and returns its trimmed name.
-func vaultName(in api.VaultCreate) (string, error) {
+// vaultName validates a new vault's fields and returns its name, trimmed
+// and in NFC, with its look-alike key (normalizeVaultName).
+func vaultName(in api.VaultCreate) (name, key string, err error) {
 	if in.Name == nil {
-		return "", problem.BadRequest(problem.TypeInvalidRequest, "name is required")
+		return "", "", problem.BadRequest(problem.TypeInvalidRequest, "name is required")
 	}
-	name := strings.TrimSpace(*in.Name)
-	if n := utf8.RuneCountInString(name); n < 1 || n > maxVaultName || !utf8.ValidString(name) {
-		return "", problem.BadRequest(problem.TypeInvalidRequest, "name must be 1 to 255 characters after trimming")
+	if !utf8.ValidString(*in.Name) {
+		return "", "", problem.BadRequest(problem.TypeInvalidRequest, "name must be valid UTF-8")
 	}
-	if strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return "", problem.BadRequest(problem.TypeInvalidRequest, "name must not contain control characters")
+	name, key, err = normalizeVaultName(*in.Name)
+	if err != nil {
+		return "", "", err
+	}
+	if n := utf8.RuneCountInString(name); n < 1 || n > maxVaultName {
+		return "", "", problem.BadRequest(problem.TypeInvalidRequest, "name must be 1 to 255 characters after trimming")
 	}
 	if utf8.RuneCountInString(in.Description) > maxDescriptionChars {
-		return "", problem.BadRequest(problem.TypeInvalidRequest, "description must be at most 1024 characters")
+		return "", "", problem.BadRequest(problem.TypeInvalidRequest, "description must be at most 1024 characters")
 	}
-	return name, nil
+	return name, key, nil
 }
 
 // CreateVault answers POST /v1/vaults (owners and admins). The name is
@@ -68,7 +70,7 @@ func (h *Handlers) CreateVault(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	name, err := vaultName(in)
+	name, key, err := vaultName(in)
 	if err != nil {
 		return err
 	}
@@ -78,11 +80,11 @@ func (h *Handlers) CreateVault(w http.ResponseWriter, r *http.Request) error {
 	id := uuid.Must(uuid.NewV7()).String()
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("vault/" + id)
-	v, err := h.Vaults.CreateVault(r.Context(), store.Vault{OrgID: p.OrgID, ID: id, Name: name, Description: in.Description, CreatedBy: p.ID},
+	v, err := h.Vaults.CreateVault(r.Context(), store.Vault{OrgID: p.OrgID, ID: id, Name: name, NameKey: key, Description: in.Description, CreatedBy: p.ID},
 		func(ctx context.Context) (uint32, error) { return h.Enclave.CreateKEK(ctx, token, p.OrgID, id) },
 		entry.Prepare(http.StatusCreated))
 	if errors.Is(err, store.ErrConflict) {
-		return problem.New(http.StatusConflict, problem.TypeConflict, "a vault with this name already exists")
+		return problem.New(http.StatusConflict, problem.TypeConflict, "a vault with this name (or one that looks the same) already exists")
 	}
 	if err != nil {
 		return err
