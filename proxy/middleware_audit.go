@@ -11,6 +11,7 @@ import (
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/httperr"
 )
 
 // Appender stores an audit event durably before it returns.
@@ -51,8 +52,10 @@ func (s *Server) audit(next http.Handler) http.Handler {
 			if err := s.audits.Append(r.Context(), entry.Prepare(bw.status)); err != nil {
 				s.log.Error("storing audit event; failing the request", "request_id", entry.Event.RequestID, "err", err)
 				bw.discard()
-				problem.Write(bw, problem.New(http.StatusInternalServerError, problem.TypeAuditUnavailable,
-					"the request could not be audited, so it was not served"))
+				p := problem.New(http.StatusServiceUnavailable, problem.TypeAuditUnavailable,
+					"the request could not be audited, so it was not served; retry after the Retry-After delay")
+				p.RetryAfter = httperr.RetryAfterSeconds
+				problem.Write(bw, p)
 			}
 		}
 		bw.flush()

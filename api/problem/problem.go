@@ -28,6 +28,7 @@ const (
 	TypeIntegrity          = "integrity_error"
 	TypeInternal           = "internal_error"
 	TypeAuditUnavailable   = "audit_unavailable"
+	TypeStorageUnavailable = "storage_unavailable"
 	// Metering and limits (the middlewares of proxy/ratelimit,
 	// proxy/metering and proxy/idempotency answer them with these slugs).
 	TypePaymentRequired       = "payment_required"
@@ -59,6 +60,9 @@ type Problem struct {
 	Title  string `json:"title"`
 	Status int    `json:"status"`
 	Detail string `json:"detail"`
+	// RetryAfter, when positive, is sent as the Retry-After header
+	// (seconds).
+	RetryAfter int `json:"-"`
 }
 
 func (p *Problem) Error() string { return p.Type + ": " + p.Detail }
@@ -85,6 +89,9 @@ func Write(w http.ResponseWriter, p *Problem) {
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("Cache-Control", "no-store")
+	if p.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(p.RetryAfter))
+	}
 	w.WriteHeader(p.Status)
 	_, _ = w.Write(body)
 }

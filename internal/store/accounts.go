@@ -141,16 +141,16 @@ func (s *Store) IsTokenRevoked(ctx context.Context, jti string) (bool, error) {
 // ListenRevocations calls fn with each revoked token id announced by any
 // replica until ctx ends or the connection fails.
 func (s *Store) ListenRevocations(ctx context.Context, fn func(jti string)) error {
-	conn, err := s.pool.Acquire(ctx)
+	conn, done, err := s.acquireUnbounded(ctx)
 	if err != nil {
 		return fmt.Errorf("acquiring listener connection: %w", err)
 	}
-	defer conn.Release()
+	defer done()
 	if _, err := conn.Exec(ctx, "LISTEN "+RevocationChannel); err != nil {
 		return fmt.Errorf("listening: %w", err)
 	}
 	for {
-		n, err := conn.Conn().WaitForNotification(ctx)
+		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return fmt.Errorf("waiting for notification: %w", err)
 		}

@@ -123,17 +123,17 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (APIKeyOwner, err
 // Listen calls ready once it listens on channel, then fn with the payload
 // of each notification, until ctx ends or the connection fails.
 func (s *Store) Listen(ctx context.Context, channel string, ready func(), fn func(payload string)) error {
-	conn, err := s.pool.Acquire(ctx)
+	conn, done, err := s.acquireUnbounded(ctx)
 	if err != nil {
 		return fmt.Errorf("acquiring listener connection: %w", err)
 	}
-	defer conn.Release()
+	defer done()
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 		return fmt.Errorf("listening on %s: %w", channel, err)
 	}
 	ready()
 	for {
-		n, err := conn.Conn().WaitForNotification(ctx)
+		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return fmt.Errorf("waiting for notification: %w", err)
 		}

@@ -26,11 +26,11 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	conn, err := s.pool.Acquire(ctx)
+	conn, done, err := s.acquireUnbounded(ctx)
 	if err != nil {
 		return fmt.Errorf("acquiring connection: %w", err)
 	}
-	defer conn.Release()
+	defer done()
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
 		return fmt.Errorf("locking migrations: %w", err)
 	}

@@ -30,6 +30,7 @@ func Open(ctx context.Context, url string, maxConns int32) (*Store, error) {
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
+	withResponseDeadline(&cfg.ConnConfig.Config, DefaultResponseTimeout)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to database: %w", err)

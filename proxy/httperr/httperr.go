@@ -13,6 +13,10 @@ import (
 	"github.com/opencustody/ocv/internal/store"
 )
 
+// RetryAfterSeconds is the Retry-After of a 503 for an unavailable
+// dependency.
+const RetryAfterSeconds = 5
+
 // Problem maps err to its problem: a *problem.Problem as it is, a store
 // not-found to a 404 naming the resource, the other sentinels of the store
 // and the enclave channel to theirs, and anything else to a 500 whose
@@ -36,6 +40,11 @@ func Problem(err error) *problem.Problem {
 		// The enclave refused to act for this caller: its own check of the
 		// token and the vault's policy set disagrees with the proxy's.
 		return problem.New(http.StatusForbidden, problem.TypePolicyDenied, "access denied by policy")
+	case store.Unavailable(err):
+		p := problem.New(http.StatusServiceUnavailable, problem.TypeStorageUnavailable,
+			"the database is unavailable or too slow to answer; retry after the Retry-After delay")
+		p.RetryAfter = RetryAfterSeconds
+		return p
 	case errors.Is(err, wire.ErrUnavailable):
 		return problem.New(http.StatusServiceUnavailable, problem.TypeEnclaveUnavailable,
 			"the enclave is unavailable or not attested; see /v1/health/hsm")

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// DefaultResponseTimeout bounds how long a connection waits for
+// PostgreSQL's answer once it sent something: a frozen or lost server makes
+// the waiting call fail (Unavailable) instead of hanging every request.
+// It is not a statement timeout: a statement whose server-side work sends
+// nothing for longer fails the same way, so no statement may be that slow.
+const DefaultResponseTimeout = 10 * time.Second
+
+// responseDeadlineConn sets a read deadline each time it writes and each
+// time a read brings bytes, so that waiting for the server's next bytes
+// ends after the timeout while a long result may keep streaming. A
+// listener waiting for notifications turns it off (setBounded).
+type responseDeadlineConn struct {
+	net.Conn
+	timeout time.Duration
+	off     atomic.Bool
+}
+
+func (c *responseDeadlineConn) Write(b []byte) (int, error) {
+	if !c.off.Load() {
+		if err := c.Conn.SetReadDeadline(time.Now().Add(c.timeout)); err != nil {
+			return 0, err
+		}
+	}
+	return c.Conn.Write(b)
+}
+
+func (c *responseDeadlineConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && err == nil && !c.off.Load() {
+		err = c.Conn.SetReadDeadline(time.Now().Add(c.timeout))
+	}
+	return n, err
+}
+
+// setBounded turns the response deadline on or off; off also clears the
+// one in force.
+func (c *responseDeadlineConn) setBounded(on bool) {
+	c.off.Store(!on)
+	if !on {
+		_ = c.Conn.SetReadDeadline(time.Time{})
+	}
+}
+
+// withResponseDeadline makes cfg dial connections that bound every wait
+// for an answer by timeout, and bounds connecting by it too.
+func withResponseDeadline(cfg *pgconn.Config, timeout time.Duration) {
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > timeout {
+		cfg.ConnectTimeout = timeout
+	}
+	dial := cfg.DialFunc
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &responseDeadlineConn{Conn: conn, timeout: timeout}, nil
+	}
+}
+
+// setBounded turns the response deadline of pc on or off.
+func setBounded(pc *pgconn.PgConn, on bool) {
+	if c, ok := pc.Conn().(*responseDeadlineConn); ok {
+		c.setBounded(on)
+	}
+}
+
+// Unavailable reports whether err says PostgreSQL could not be reached or
+// did not answer in time (rather than refusing the statement): the caller
+// answers 503 and the client may retry.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ne net.Error
+	var ce *pgconn.ConnectError
+	var pe *pgconn.PgError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return false // the client went away
+	case errors.As(err, &ce), pgconn.Timeout(err), errors.Is(err, context.DeadlineExceeded):
+		return true
+	case errors.As(err, &ne) && ne.Timeout():
+		return true
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+		return true
+	case errors.As(err, &pe):
+		// Class 08 (connection exception) and 57P01-57P03 (shutdown,
+		// cannot connect now).
+		return len(pe.Code) == 5 && (pe.Code[:2] == "08" || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03")
+	}
+	return false
+}
+
+// acquireUnbounded acquires a connection for a wait with no response
+// deadline (notifications, the migration lock); done turns the deadline
+// back on and returns the connection to the pool.
+func (s *Store) acquireUnbounded(ctx context.Context) (conn *pgx.Conn, done func(), err error) {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	setBounded(c.Conn().PgConn(), false)
+	return c.Conn(), func() {
+		setBounded(c.Conn().PgConn(), true)
+		c.Release()
+	}, nil
+}

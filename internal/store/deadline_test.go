@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// A server that accepts and then never answers (a frozen PostgreSQL)
+// fails the connection attempt instead of hanging it, as Unavailable.
+func TestResponseDeadlineConnectToSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // read nothing, answer nothing
+		}
+	}()
+	cfg, err := pgconn.ParseConfig("postgres://u@" + ln.Addr().String() + "/db?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withResponseDeadline(cfg, 100*time.Millisecond)
+	_, err = pgconn.ConnectConfig(context.Background(), cfg)
+	if err == nil || !Unavailable(err) {
+		t.Fatalf("connect to a silent server: err = %v, want an Unavailable error", err)
+	}
+}
+
+// A read that waits for an answer after a write ends with a timeout.
+func TestResponseDeadlineConnRead(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	go func() {
+		buf := make([]byte, 16)
+		_, _ = b.Read(buf) // take the request, never answer
+	}()
+	c := &responseDeadlineConn{Conn: a, timeout: 50 * time.Millisecond}
+	if _, err := c.Write([]byte("query")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Read(make([]byte, 1))
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() || !Unavailable(err) {
+		t.Fatalf("read = %v, want a timeout", err)
+	}
+}
+
+func TestUnavailable(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{context.Canceled, false},
+		{errors.New("syntax error"), false},
+		{&pgconn.PgError{Code: "23505"}, false},
+		{&pgconn.PgError{Code: "57P01"}, true},
+		{&pgconn.PgError{Code: "08006"}, true},
+		{context.DeadlineExceeded, true},
+	} {
+		if got := Unavailable(tt.err); got != tt.want {
+			t.Errorf("Unavailable(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
