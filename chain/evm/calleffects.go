@@ -19,6 +19,25 @@ import (
 // exceed MaxEffects is reported as one failed decode of the whole call.
 // Decoding is strict (see callABITuple): anything an honest ABI encoder would
 // not produce is a failed decode, never a guess.
+//
+// Known calls, by selector (the contract called is not checked: a selector
+// means the same everywhere):
+//   - tokens: ERC-20 transfer, transferFrom, approve, increaseAllowance;
+//     ERC-721 safeTransferFrom (both), setApprovalForAll; ERC-1155
+//     safeTransferFrom, safeBatchTransferFrom; EIP-2612 and DAI permit.
+//     ERC-20 and ERC-721 share transferFrom and approve: the last word is
+//     Amount and TokenID stays nil.
+//   - Permit2: approve(token,spender,uint160,uint48), permit (single and
+//     batch), transferFrom (single and batch); max uint160 is unlimited.
+//   - privileged: upgradeTo, upgradeToAndCall (its data is checked, not
+//     unwrapped), changeAdmin, transferOwnership, renounceOwnership, Safe
+//     addOwnerWithThreshold, removeOwner, swapOwner, changeThreshold,
+//     enableModule, disableModule, setGuard, setFallbackHandler.
+//   - wrappers: Safe execTransaction (inner effects move the Safe's
+//     assets: From is the Safe), Safe multiSend, Multicall3 aggregate,
+//     tryAggregate, aggregate3, aggregate3Value, blockAndAggregate,
+//     tryBlockAndAggregate, and multicall(bytes[]) / multicall(uint256,
+//     bytes[]) (calls to `to` itself).
 func CallEffects(to common.Address, data []byte) []Effect {
 	if len(data) == 0 {
 		return nil
