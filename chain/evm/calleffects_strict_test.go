@@ -3,8 +3,10 @@ package evm
 import (
 	"bytes"
 	"math/big"
+	"reflect"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/stretchr/testify/require"
 )
@@ -227,4 +229,67 @@ func ceZeros(n int) []*big.Int {
 		out[i] = new(big.Int)
 	}
 	return out
+}
+
+// FuzzCallABITupleMatchesGoEthereum checks the strict reader against
+// go-ethereum's decoder: whatever the reader accepts, go-ethereum decodes
+// to the same values (the reader may refuse more, never read differently).
+func FuzzCallABITupleMatchesGoEthereum(f *testing.F) {
+	pay := ceTransferData(f, ceBob, big.NewInt(3))
+	bytesArr, err := abi.NewType("bytes[]", "", nil)
+	require.NoError(f, err)
+	callsArr, err := abi.NewType("tuple[]", "", []abi.ArgumentMarshaling{ceComp("target", "address"), ceComp("allowFailure", "bool"),
+		ceComp("value", "uint256"), ceComp("callData", "bytes")})
+	require.NoError(f, err)
+	f.Add(byte(0), ceMulticallData(f, pay, nil, pay[:5])[4:])
+	f.Add(byte(1), cePack(f, "aggregate3Value((address,bool,uint256,bytes)[])",
+		[]ceABIArg{ceArg("tuple[]", ceComp("target", "address"), ceComp("allowFailure", "bool"), ceComp("value", "uint256"), ceComp("callData", "bytes"))},
+		[]ceMC3Call3Value{{ceToken, true, big.NewInt(5), pay}, {ceBob, false, big.NewInt(0), nil}})[4:])
+	f.Fuzz(func(t *testing.T, which byte, data []byte) {
+		a := newCallABITuple(data)
+		if which%2 == 0 {
+			n, elems := a.array(0, 1, MaxEffects)
+			var ours [][]byte
+			for j := 0; j < n && *a.ok; j++ {
+				ours = append(ours, elems.bytes(j))
+			}
+			if !*a.ok {
+				return
+			}
+			vals, err := abi.Arguments{{Type: bytesArr}}.UnpackValues(data)
+			require.NoError(t, err)
+			theirs := vals[0].([][]byte)
+			require.Len(t, theirs, len(ours))
+			for j := range ours {
+				require.True(t, bytes.Equal(ours[j], theirs[j]))
+			}
+			return
+		}
+		type call struct {
+			target common.Address
+			flag   bool
+			value  *big.Int
+			data   []byte
+		}
+		n, elems := a.array(0, 1, MaxEffects)
+		var ours []call
+		for j := 0; j < n && *a.ok; j++ {
+			e := elems.at(j)
+			ours = append(ours, call{e.addr(0), e.boolean(1), e.uint(2, 256), e.bytes(3)})
+		}
+		if !*a.ok {
+			return
+		}
+		vals, err := abi.Arguments{{Type: callsArr}}.UnpackValues(data)
+		require.NoError(t, err)
+		theirs := reflect.ValueOf(vals[0])
+		require.Equal(t, len(ours), theirs.Len())
+		for j, c := range ours {
+			v := theirs.Index(j)
+			require.Equal(t, c.target, v.FieldByName("Target").Interface().(common.Address))
+			require.Equal(t, c.flag, v.FieldByName("AllowFailure").Bool())
+			require.Zero(t, c.value.Cmp(v.FieldByName("Value").Interface().(*big.Int)))
+			require.True(t, bytes.Equal(c.data, v.FieldByName("CallData").Bytes()))
+		}
+	})
 }
