@@ -264,6 +264,7 @@ func TestCallEffectsWrappers(t *testing.T) {
 	oneEth := big.NewInt(1e18)
 	approveMax := ceApproveData(t, ceAttacker, max)
 	pay := ceTransferData(t, ceBob, big.NewInt(3))
+	addOwner := cePack(t, "addOwnerWithThreshold(address,uint256)", []ceABIArg{ceArg("address"), ceArg("uint256")}, ceAttacker, big.NewInt(1))
 	msend := ceMultiSendData(t,
 		ceMultiSendItem{op: 0, to: ceToken, value: big.NewInt(0), data: approveMax},
 		ceMultiSendItem{op: 0, to: ceBob, value: oneEth},
@@ -281,6 +282,11 @@ func TestCallEffectsWrappers(t *testing.T) {
 				{Kind: EffectNativeTransfer, From: ceSafe, Counterparty: ceToken, Amount: oneEth, Depth: 1},
 				{Kind: EffectTokenTransfer, Function: "transfer", Selector: ceSel(pay), Target: ceToken, Token: ceToken, From: ceSafe, Counterparty: ceBob, Amount: big.NewInt(3), Depth: 1},
 			},
+		},
+		"execTransaction self-call changing the owners is privileged": {
+			to:   ceSafe,
+			data: ceExecData(t, ceSafe, big.NewInt(0), addOwner, 0),
+			want: []Effect{{Kind: EffectPrivileged, Function: "addOwnerWithThreshold", Selector: ceSel(addOwner), Target: ceSafe, From: ceSafe, Counterparty: ceAttacker, Amount: big.NewInt(1), Depth: 1}},
 		},
 		"execTransaction delegatecall is privileged": {
 			to:   ceSafe,
