@@ -275,7 +275,7 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 		"SafeTx delegatecall": {
 			td: typedDoc(t, "SafeTx", map[string]string{"SafeTx": safeTxTypes}, map[string]any{"chainId": 1, "verifyingContract": tdSafe.Hex()},
 				safeTxMsg(tdAttacker, 0, nil, 1)),
-			want: StdSafeTx,
+			want:    StdSafeTx,
 			effects: []Effect{{Kind: EffectPrivileged, Function: "delegatecall", Target: tdSafe, From: tdSafe, Counterparty: tdAttacker}},
 		},
 		"Mail is no standard": {
