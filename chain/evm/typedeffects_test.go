@@ -52,11 +52,11 @@ func typedDoc(t testing.TB, primary string, types map[string]string, domain, msg
 	return td
 }
 
-func dom(verifying common.Address) map[string]any {
+func tdDom(verifying common.Address) map[string]any {
 	return map[string]any{"name": "Test", "version": "1", "chainId": 1, "verifyingContract": verifying.Hex()}
 }
 
-func bi(s string) *big.Int {
+func tdBig(s string) *big.Int {
 	v, ok := new(big.Int).SetString(s, 10)
 	if !ok {
 		panic(s)
@@ -103,40 +103,40 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 		effects []Effect // compared exactly (inner-call effects are checked in TestTypedDataEffectsWrappers)
 	}{
 		"EIP-2612 unlimited": {
-			td:   typedDoc(t, "Permit", map[string]string{"Permit": permitTypes}, dom(tdToken), permitMsg(maxU256)),
+			td:   typedDoc(t, "Permit", map[string]string{"Permit": permitTypes}, tdDom(tdToken), permitMsg(maxU256)),
 			want: StdEIP2612Permit,
 			effects: []Effect{{Kind: EffectApprove, Function: StdEIP2612Permit, Target: tdToken, Token: tdToken, Counterparty: tdSpender,
-				Amount: bi(maxU256), Unlimited: true, Deadline: big.NewInt(1900000000)}},
+				Amount: tdBig(maxU256), Unlimited: true, Deadline: big.NewInt(1900000000)}},
 		},
 		"EIP-2612 limited, renamed type": {
-			td:   typedDoc(t, "Allowance", map[string]string{"Allowance": permitTypes}, dom(tdToken), permitMsg("1000")),
+			td:   typedDoc(t, "Allowance", map[string]string{"Allowance": permitTypes}, tdDom(tdToken), permitMsg("1000")),
 			want: StdEIP2612Permit,
 			effects: []Effect{{Kind: EffectApprove, Function: StdEIP2612Permit, Target: tdToken, Token: tdToken, Counterparty: tdSpender,
 				Amount: big.NewInt(1000), Deadline: big.NewInt(1900000000)}},
 		},
 		"2^255 is unlimited": {
-			td:   typedDoc(t, "Permit", map[string]string{"Permit": permitTypes}, dom(tdToken), permitMsg(new(big.Int).Lsh(big.NewInt(1), 255).String())),
+			td:   typedDoc(t, "Permit", map[string]string{"Permit": permitTypes}, tdDom(tdToken), permitMsg(new(big.Int).Lsh(big.NewInt(1), 255).String())),
 			want: StdEIP2612Permit,
 			effects: []Effect{{Kind: EffectApprove, Function: StdEIP2612Permit, Target: tdToken, Token: tdToken, Counterparty: tdSpender,
 				Amount: new(big.Int).Lsh(big.NewInt(1), 255), Unlimited: true, Deadline: big.NewInt(1900000000)}},
 		},
 		"Permit with another field is no standard": {
-			td: typedDoc(t, "Permit", map[string]string{"Permit": permitTypes + ",string memo"}, dom(tdToken),
+			td: typedDoc(t, "Permit", map[string]string{"Permit": permitTypes + ",string memo"}, tdDom(tdToken),
 				map[string]any{"owner": tdSigner.Hex(), "spender": tdSpender.Hex(), "value": 1, "nonce": 0, "deadline": 1, "memo": "x"}),
 		},
 		"Permit with another type is no standard": {
 			td: typedDoc(t, "Permit", map[string]string{"Permit": "address owner,address spender,uint128 value,uint256 nonce,uint256 deadline"},
-				dom(tdToken), permitMsg("1")),
+				tdDom(tdToken), permitMsg("1")),
 		},
 		"DAI allowed": {
-			td: typedDoc(t, "Permit", map[string]string{"Permit": daiTypes}, dom(tdToken),
+			td: typedDoc(t, "Permit", map[string]string{"Permit": daiTypes}, tdDom(tdToken),
 				map[string]any{"holder": tdSigner.Hex(), "spender": tdAttacker.Hex(), "nonce": 3, "expiry": 0, "allowed": true}),
 			want: StdDAIPermit,
 			effects: []Effect{{Kind: EffectApprove, Function: StdDAIPermit, Target: tdToken, Token: tdToken, Counterparty: tdAttacker,
 				Unlimited: true}},
 		},
 		"DAI revocation": {
-			td: typedDoc(t, "Permit", map[string]string{"Permit": daiTypes}, dom(tdToken),
+			td: typedDoc(t, "Permit", map[string]string{"Permit": daiTypes}, tdDom(tdToken),
 				map[string]any{"holder": tdSigner.Hex(), "spender": tdAttacker.Hex(), "nonce": 3, "expiry": 1900000000, "allowed": false}),
 			want: StdDAIPermit,
 			effects: []Effect{{Kind: EffectApprove, Function: StdDAIPermit, Target: tdToken, Token: tdToken, Counterparty: tdAttacker,
@@ -144,15 +144,15 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 		},
 		"Permit2 single max uint160": {
 			td: typedDoc(t, "PermitSingle", map[string]string{"PermitSingle": "PermitDetails details,address spender,uint256 sigDeadline",
-				"PermitDetails": permitDetails}, dom(tdSpender), map[string]any{"details": map[string]any{"token": tdToken.Hex(),
+				"PermitDetails": permitDetails}, tdDom(tdSpender), map[string]any{"details": map[string]any{"token": tdToken.Hex(),
 				"amount": maxU160, "expiration": 1900000000, "nonce": 0}, "spender": tdAttacker.Hex(), "sigDeadline": 1800000000}),
 			want: StdPermit2Single,
 			effects: []Effect{{Kind: EffectApprove, Function: StdPermit2Single, Target: tdSpender, Token: tdToken, Counterparty: tdAttacker,
-				Amount: bi(maxU160), Unlimited: true, Deadline: big.NewInt(1900000000)}},
+				Amount: tdBig(maxU160), Unlimited: true, Deadline: big.NewInt(1900000000)}},
 		},
 		"Permit2 batch": {
 			td: typedDoc(t, "PermitBatch", map[string]string{"PermitBatch": "PermitDetails[] details,address spender,uint256 sigDeadline",
-				"PermitDetails": permitDetails}, dom(tdSpender), map[string]any{"details": []any{
+				"PermitDetails": permitDetails}, tdDom(tdSpender), map[string]any{"details": []any{
 				map[string]any{"token": tdToken.Hex(), "amount": 5, "expiration": 0, "nonce": 0},
 				map[string]any{"token": tdToken2.Hex(), "amount": 6, "expiration": 1900000000, "nonce": 1}},
 				"spender": tdAttacker.Hex(), "sigDeadline": 1800000000}),
@@ -164,7 +164,7 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 		},
 		"Permit2 transfer": {
 			td: typedDoc(t, "PermitTransferFrom", map[string]string{"PermitTransferFrom": "TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline",
-				"TokenPermissions": tokenPermissions}, dom(tdSpender), map[string]any{"permitted": map[string]any{"token": tdToken.Hex(),
+				"TokenPermissions": tokenPermissions}, tdDom(tdSpender), map[string]any{"permitted": map[string]any{"token": tdToken.Hex(),
 				"amount": 99}, "spender": tdAttacker.Hex(), "nonce": 1, "deadline": 1800000000}),
 			want: StdPermit2TransferFrom,
 			effects: []Effect{{Kind: EffectApprove, Function: StdPermit2TransferFrom, Target: tdSpender, Token: tdToken, Counterparty: tdAttacker,
@@ -174,14 +174,14 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 			td: typedDoc(t, "PermitBatchWitnessTransferFrom", map[string]string{
 				"PermitBatchWitnessTransferFrom": "TokenPermissions[] permitted,address spender,uint256 nonce,uint256 deadline,ExclusiveOrder witness",
 				"TokenPermissions":               tokenPermissions, "ExclusiveOrder": "address swapper,uint256 minOut"},
-				dom(tdSpender), map[string]any{"permitted": []any{map[string]any{"token": tdToken.Hex(), "amount": maxU256}},
+				tdDom(tdSpender), map[string]any{"permitted": []any{map[string]any{"token": tdToken.Hex(), "amount": maxU256}},
 					"spender": tdAttacker.Hex(), "nonce": 1, "deadline": 1800000000, "witness": map[string]any{"swapper": tdSigner.Hex(), "minOut": 1}}),
 			want: StdPermit2BatchWitnessTransferFrom,
 			effects: []Effect{{Kind: EffectApprove, Function: StdPermit2BatchWitnessTransferFrom, Target: tdSpender, Token: tdToken,
-				Counterparty: tdAttacker, Amount: bi(maxU256), Unlimited: true, Deadline: big.NewInt(1800000000)}},
+				Counterparty: tdAttacker, Amount: tdBig(maxU256), Unlimited: true, Deadline: big.NewInt(1800000000)}},
 		},
 		"EIP-3009 transfer": {
-			td: typedDoc(t, "TransferWithAuthorization", map[string]string{"TransferWithAuthorization": eip3009Types}, dom(tdToken),
+			td: typedDoc(t, "TransferWithAuthorization", map[string]string{"TransferWithAuthorization": eip3009Types}, tdDom(tdToken),
 				map[string]any{"from": tdSigner.Hex(), "to": tdAttacker.Hex(), "value": 1_000_000_000_000, "validAfter": 0,
 					"validBefore": 1900000000, "nonce": zeroHash}),
 			want: StdTransferWithAuthorization,
@@ -189,20 +189,20 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 				Counterparty: tdAttacker, Amount: big.NewInt(1_000_000_000_000), Deadline: big.NewInt(1900000000)}},
 		},
 		"EIP-3009 receive": {
-			td: typedDoc(t, "ReceiveWithAuthorization", map[string]string{"ReceiveWithAuthorization": eip3009Types}, dom(tdToken),
+			td: typedDoc(t, "ReceiveWithAuthorization", map[string]string{"ReceiveWithAuthorization": eip3009Types}, tdDom(tdToken),
 				map[string]any{"from": tdSigner.Hex(), "to": tdAttacker.Hex(), "value": 5, "validAfter": 0, "validBefore": 1900000000, "nonce": zeroHash}),
 			want: StdReceiveWithAuthorization,
 			effects: []Effect{{Kind: EffectTokenTransfer, Function: StdReceiveWithAuthorization, Target: tdToken, Token: tdToken,
 				Counterparty: tdAttacker, Amount: big.NewInt(5), Deadline: big.NewInt(1900000000)}},
 		},
 		"EIP-3009 cancel": {
-			td: typedDoc(t, "CancelAuthorization", map[string]string{"CancelAuthorization": "address authorizer,bytes32 nonce"}, dom(tdToken),
+			td: typedDoc(t, "CancelAuthorization", map[string]string{"CancelAuthorization": "address authorizer,bytes32 nonce"}, tdDom(tdToken),
 				map[string]any{"authorizer": tdSigner.Hex(), "nonce": zeroHash}),
 			want: StdCancelAuthorization,
 		},
 		"Seaport listing with a fee": {
 			td: typedDoc(t, "OrderComponents", map[string]string{"OrderComponents": seaportTypes, "OfferItem": offerItem, "ConsiderationItem": considItem},
-				dom(tdSpender), map[string]any{"offerer": tdSigner.Hex(), "zone": common.Address{}.Hex(),
+				tdDom(tdSpender), map[string]any{"offerer": tdSigner.Hex(), "zone": common.Address{}.Hex(),
 					"offer": []any{map[string]any{"itemType": 2, "token": tdToken2.Hex(), "identifierOrCriteria": 42, "startAmount": 1, "endAmount": 1}},
 					"consideration": []any{
 						map[string]any{"itemType": 0, "token": common.Address{}.Hex(), "identifierOrCriteria": 0, "startAmount": "1000000000000000000",
@@ -220,7 +220,7 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 		"0x limit order": {
 			td: typedDoc(t, "LimitOrder", map[string]string{"LimitOrder": "address makerToken,address takerToken,uint128 makerAmount,uint128 takerAmount," +
 				"uint128 takerTokenFeeAmount,address maker,address taker,address sender,address feeRecipient,bytes32 pool,uint64 expiry,uint256 salt"},
-				dom(tdSpender), map[string]any{"makerToken": tdToken.Hex(), "takerToken": tdToken2.Hex(), "makerAmount": 1_000_000, "takerAmount": 1,
+				tdDom(tdSpender), map[string]any{"makerToken": tdToken.Hex(), "takerToken": tdToken2.Hex(), "makerAmount": 1_000_000, "takerAmount": 1,
 					"takerTokenFeeAmount": 0, "maker": tdSigner.Hex(), "taker": common.Address{}.Hex(), "sender": common.Address{}.Hex(),
 					"feeRecipient": common.Address{}.Hex(), "pool": zeroHash, "expiry": 1900000000, "salt": 5}),
 			want: StdZeroExLimitOrder,
@@ -230,7 +230,7 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 		"0x RFQ order": {
 			td: typedDoc(t, "RfqOrder", map[string]string{"RfqOrder": "address makerToken,address takerToken,uint128 makerAmount,uint128 takerAmount," +
 				"address maker,address taker,address txOrigin,bytes32 pool,uint64 expiry,uint256 salt"},
-				dom(tdSpender), map[string]any{"makerToken": tdToken.Hex(), "takerToken": tdToken2.Hex(), "makerAmount": 7, "takerAmount": 1,
+				tdDom(tdSpender), map[string]any{"makerToken": tdToken.Hex(), "takerToken": tdToken2.Hex(), "makerAmount": 7, "takerAmount": 1,
 					"maker": tdSigner.Hex(), "taker": tdAttacker.Hex(), "txOrigin": tdAttacker.Hex(), "pool": zeroHash, "expiry": 1900000000, "salt": 5}),
 			want: StdZeroExRfqOrder,
 			effects: []Effect{{Kind: EffectTokenTransfer, Function: StdZeroExRfqOrder, Target: tdSpender, Token: tdToken, Counterparty: tdAttacker,
@@ -239,7 +239,7 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 		"1inch v5 order with a receiver": {
 			td: typedDoc(t, "Order", map[string]string{"Order": "uint256 salt,address makerAsset,address takerAsset,address maker,address receiver," +
 				"address allowedSender,uint256 makingAmount,uint256 takingAmount,uint256 offsets,bytes interactions"},
-				dom(tdSpender), map[string]any{"salt": 1, "makerAsset": tdToken.Hex(), "takerAsset": tdToken2.Hex(), "maker": tdSigner.Hex(),
+				tdDom(tdSpender), map[string]any{"salt": 1, "makerAsset": tdToken.Hex(), "takerAsset": tdToken2.Hex(), "maker": tdSigner.Hex(),
 					"receiver": tdAttacker.Hex(), "allowedSender": common.Address{}.Hex(), "makingAmount": 100, "takingAmount": 2, "offsets": 0,
 					"interactions": "0x"}),
 			want: StdOneInchOrder,
@@ -250,7 +250,7 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 		"1inch v6 order": {
 			td: typedDoc(t, "Order", map[string]string{"Order": "uint256 salt,address maker,address receiver,address makerAsset,address takerAsset," +
 				"uint256 makingAmount,uint256 takingAmount,uint256 makerTraits"},
-				dom(tdSpender), map[string]any{"salt": 1, "maker": tdSigner.Hex(), "receiver": common.Address{}.Hex(), "makerAsset": tdToken.Hex(),
+				tdDom(tdSpender), map[string]any{"salt": 1, "maker": tdSigner.Hex(), "receiver": common.Address{}.Hex(), "makerAsset": tdToken.Hex(),
 					"takerAsset": tdToken2.Hex(), "makingAmount": 100, "takingAmount": 2, "makerTraits": 0}),
 			want:    StdOneInchOrder,
 			effects: []Effect{{Kind: EffectTokenTransfer, Function: StdOneInchOrder, Target: tdSpender, Token: tdToken, Amount: big.NewInt(100)}},
@@ -258,7 +258,7 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 		"CoW order": {
 			td: typedDoc(t, "Order", map[string]string{"Order": "address sellToken,address buyToken,address receiver,uint256 sellAmount," +
 				"uint256 buyAmount,uint32 validTo,bytes32 appData,uint256 feeAmount,string kind,bool partiallyFillable,string sellTokenBalance,string buyTokenBalance"},
-				dom(tdSpender), map[string]any{"sellToken": tdToken.Hex(), "buyToken": tdToken2.Hex(), "receiver": common.Address{}.Hex(),
+				tdDom(tdSpender), map[string]any{"sellToken": tdToken.Hex(), "buyToken": tdToken2.Hex(), "receiver": common.Address{}.Hex(),
 					"sellAmount": 1000, "buyAmount": 1, "validTo": 1900000000, "appData": zeroHash, "feeAmount": 3, "kind": "sell",
 					"partiallyFillable": false, "sellTokenBalance": "erc20", "buyTokenBalance": "erc20"}),
 			want: StdCowOrder,
@@ -280,12 +280,12 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 		},
 		"Mail is no standard": {
 			td: typedDoc(t, "Mail", map[string]string{"Mail": "Person from,Person to,string contents", "Person": "string name,address wallet"},
-				dom(tdToken), map[string]any{"from": map[string]any{"name": "a", "wallet": tdSigner.Hex()},
+				tdDom(tdToken), map[string]any{"from": map[string]any{"name": "a", "wallet": tdSigner.Hex()},
 					"to": map[string]any{"name": "b", "wallet": tdAttacker.Hex()}, "contents": "hi"}),
 		},
 		"renamed nested type with another field set is no standard": {
 			td: typedDoc(t, "PermitSingle", map[string]string{"PermitSingle": "PermitDetails details,address spender,uint256 sigDeadline",
-				"PermitDetails": "address token,uint256 amount"}, dom(tdSpender), map[string]any{"details": map[string]any{"token": tdToken.Hex(),
+				"PermitDetails": "address token,uint256 amount"}, tdDom(tdSpender), map[string]any{"details": map[string]any{"token": tdToken.Hex(),
 				"amount": 1}, "spender": tdAttacker.Hex(), "sigDeadline": 1}),
 		},
 	}
@@ -338,11 +338,11 @@ func TestTypedDataEffectsWrappers(t *testing.T) {
 				Amount: big.NewInt(1200)}},
 		},
 		"OZ v4 forward request": {
-			td:   typedDoc(t, "ForwardRequest", map[string]string{"ForwardRequest": fwdV4}, dom(tdSpender), fwdMsg(false)),
+			td:   typedDoc(t, "ForwardRequest", map[string]string{"ForwardRequest": fwdV4}, tdDom(tdSpender), fwdMsg(false)),
 			want: StdForwardRequest,
 		},
 		"OZ v5 forward request, renamed": {
-			td:   typedDoc(t, "ForwardRequestData", map[string]string{"ForwardRequestData": fwdV5}, dom(tdSpender), fwdMsg(true)),
+			td:   typedDoc(t, "ForwardRequestData", map[string]string{"ForwardRequestData": fwdV5}, tdDom(tdSpender), fwdMsg(true)),
 			want: StdForwardRequest,
 		},
 	}
@@ -382,19 +382,19 @@ func TestTypedDataEffectsMalformed(t *testing.T) {
 	badOp := typedDoc(t, "SafeTx", map[string]string{"SafeTx": safeTxTypes}, map[string]any{"chainId": 1, "verifyingContract": tdSafe.Hex()},
 		safeTxMsg(tdToken, 0, nil, 2))
 	badItem := typedDoc(t, "OrderComponents", map[string]string{"OrderComponents": seaportTypes, "OfferItem": offerItem, "ConsiderationItem": considItem},
-		dom(tdSpender), map[string]any{"offerer": tdSigner.Hex(), "zone": common.Address{}.Hex(),
+		tdDom(tdSpender), map[string]any{"offerer": tdSigner.Hex(), "zone": common.Address{}.Hex(),
 			"offer":         []any{map[string]any{"itemType": 9, "token": tdToken2.Hex(), "identifierOrCriteria": 42, "startAmount": 1, "endAmount": 1}},
 			"consideration": []any{}, "orderType": 0, "startTime": 0, "endTime": 1, "zoneHash": zeroHash, "salt": 1, "conduitKey": zeroHash, "counter": 0})
 	tooMany := typedDoc(t, "PermitBatch", map[string]string{"PermitBatch": "PermitDetails[] details,address spender,uint256 sigDeadline",
-		"PermitDetails": permitDetails}, dom(tdSpender), map[string]any{"details": []any{}, "spender": tdAttacker.Hex(), "sigDeadline": 1})
+		"PermitDetails": permitDetails}, tdDom(tdSpender), map[string]any{"details": []any{}, "spender": tdAttacker.Hex(), "sigDeadline": 1})
 	details := make([]any, MaxEffects+1)
 	for i := range details {
 		details[i] = map[string]any{"token": tdToken.Hex(), "amount": "1", "expiration": "0", "nonce": "0"}
 	}
 	tooMany.Message["details"] = details
-	wrongValue := typedDoc(t, "Permit", map[string]string{"Permit": permitTypes}, dom(tdToken), permitMsg("1"))
+	wrongValue := typedDoc(t, "Permit", map[string]string{"Permit": permitTypes}, tdDom(tdToken), permitMsg("1"))
 	wrongValue.Message["value"] = "-1"
-	missing := typedDoc(t, "Permit", map[string]string{"Permit": permitTypes}, dom(tdToken), permitMsg("1"))
+	missing := typedDoc(t, "Permit", map[string]string{"Permit": permitTypes}, tdDom(tdToken), permitMsg("1"))
 	delete(missing.Message, "spender")
 
 	tests := map[string]struct {
