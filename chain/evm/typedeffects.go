@@ -29,6 +29,7 @@ const (
 	StdReceiveWithAuthorization        = "ReceiveWithAuthorization"
 	StdCancelAuthorization             = "CancelAuthorization"
 	StdSeaportOrder                    = "SeaportOrderComponents"
+	StdSeaportBulkOrder                = "SeaportBulkOrder"
 	StdSafeTx                          = "SafeTx"
 	StdForwardRequest                  = "ForwardRequest"
 	StdZeroExLimitOrder                = "0xLimitOrder"
@@ -68,6 +69,9 @@ var seaportFields = shape{"offerer": "address", "zone": "address", "offer": "@Of
 	"consideration": "@ConsiderationItem[]", "orderType": "uint8", "startTime": "uint256", "endTime": "uint256",
 	"zoneHash": "bytes32", "salt": "uint256", "conduitKey": "bytes32", "counter": "uint256"}
 
+// seaportV10Fields is Seaport 1.0's order: the counter was called "nonce".
+var seaportV10Fields = seaportFields.with(shape{"nonce": "uint256"}, "counter")
+
 var safeTxFields = shape{"to": "address", "value": "uint256", "data": "bytes", "operation": "uint8",
 	"safeTxGas": "uint256", "baseGas": "uint256", "gasPrice": "uint256", "gasToken": "address",
 	"refundReceiver": "address", "nonce": "uint256"}
@@ -106,7 +110,7 @@ var standards = []typedStandard{
 	{StdCancelAuthorization, shape{"authorizer": "address", "nonce": "bytes32"}, func(*typedDecoder) error { return nil }},
 	{StdSeaportOrder, seaportFields, decodeSeaport},
 	// Seaport 1.0 called the counter "nonce".
-	{StdSeaportOrder, seaportFields.with(shape{"nonce": "uint256"}, "counter"), decodeSeaport},
+	{StdSeaportOrder, seaportV10Fields, decodeSeaport},
 	{StdSafeTx, safeTxFields, decodeSafeTx},
 	// Safe before 1.0 called baseGas "dataGas".
 	{StdSafeTx, safeTxFields.with(shape{"dataGas": "uint256"}, "baseGas"), decodeSafeTx},
@@ -152,6 +156,16 @@ func TypedDataEffects(td apitypes.TypedData) (standard string, effects []Effect,
 	fields, ok := td.Types[td.PrimaryType]
 	if !ok || td.PrimaryType == "EIP712Domain" {
 		return "", nil, nil
+	}
+	if height, ok := bulkOrderHeight(td.Types, fields); ok {
+		d := &typedDecoder{td: td, std: StdSeaportBulkOrder, verifying: Domain(td).VerifyingContract}
+		if err := decodeBulkOrder(d, height); err != nil {
+			return StdSeaportBulkOrder, nil, fmt.Errorf("%w: %s: %w", ErrInvalidTypedData, StdSeaportBulkOrder, err)
+		}
+		if len(d.effects) > MaxEffects {
+			return StdSeaportBulkOrder, []Effect{{Kind: EffectCall, Function: StdSeaportBulkOrder, Target: d.verifying, DecodeFailed: true}}, nil
+		}
+		return StdSeaportBulkOrder, d.effects, nil
 	}
 	for _, std := range standards {
 		if !matchShape(td.Types, fields, std.fields, 0) {
@@ -779,6 +793,69 @@ func decodeCow(d *typedDecoder) error {
 	if receiver != (common.Address{}) {
 		// The proceeds go to someone other than the signer (zero: the owner).
 		d.add(Effect{Kind: EffectTokenTransfer, Token: buyToken, Counterparty: receiver, Amount: buy, Deadline: validTo})
+	}
+	return nil
+}
+
+// maxBulkOrderHeight is Seaport's limit on a bulk order tree's height.
+const maxBulkOrderHeight = 24
+
+// maxBulkOrders bounds the orders of one bulk order OCV walks; a 128 KiB
+// document holds far fewer.
+const maxBulkOrders = 1024
+
+// bulkOrderHeight recognises a Seaport bulk order: one field "tree" of
+// type Order[2]…[2] (height times) where Order has a Seaport order's
+// field set.
+func bulkOrderHeight(types apitypes.Types, fields []apitypes.Type) (int, bool) {
+	if len(fields) != 1 || fields[0].Name != "tree" {
+		return 0, false
+	}
+	base, height := fields[0].Type, 0
+	for strings.HasSuffix(base, "[2]") {
+		base, height = strings.TrimSuffix(base, "[2]"), height+1
+	}
+	order, ok := types[base]
+	if !ok || base == "EIP712Domain" || height < 1 || height > maxBulkOrderHeight {
+		return 0, false
+	}
+	return height, matchShape(types, order, seaportFields, 0) || matchShape(types, order, seaportV10Fields, 0)
+}
+
+// decodeBulkOrder decodes every order of the tree: signing a bulk order
+// signs each of them.
+func decodeBulkOrder(d *typedDecoder, height int) error {
+	tree, err := fieldOf(d.td.Message, "tree")
+	if err != nil {
+		return err
+	}
+	level := []any{tree}
+	for h := 0; h < height; h++ {
+		next := make([]any, 0, 2*len(level))
+		for _, n := range level {
+			pair, ok := n.([]any)
+			if !ok || len(pair) != 2 {
+				return fmt.Errorf("tree level %d is not a pair", h)
+			}
+			next = append(next, pair...)
+		}
+		if len(next) > maxBulkOrders {
+			return fmt.Errorf("tree has more than %d orders", maxBulkOrders)
+		}
+		level = next
+	}
+	for i, leaf := range level {
+		order, ok := leaf.(map[string]any)
+		if !ok {
+			return fmt.Errorf("tree order %d is not a struct", i)
+		}
+		d.msg = order
+		if err := decodeSeaport(d); err != nil {
+			return fmt.Errorf("tree order %d: %w", i, err)
+		}
+		if len(d.effects) > MaxEffects {
+			return nil
+		}
 	}
 	return nil
 }

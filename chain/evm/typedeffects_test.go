@@ -96,6 +96,21 @@ func safeTxMsg(to common.Address, value int64, data []byte, op int) map[string]a
 		"baseGas": 0, "gasPrice": 0, "gasToken": common.Address{}.Hex(), "refundReceiver": common.Address{}.Hex(), "nonce": 7}
 }
 
+// seaportOrder lists ERC-721 id of token for 1 ETH paid to the signer.
+func seaportOrder(token common.Address, id int64) map[string]any {
+	return map[string]any{"offerer": tdSigner.Hex(), "zone": common.Address{}.Hex(),
+		"offer": []any{map[string]any{"itemType": 2, "token": token.Hex(), "identifierOrCriteria": id, "startAmount": 1, "endAmount": 1}},
+		"consideration": []any{map[string]any{"itemType": 0, "token": common.Address{}.Hex(), "identifierOrCriteria": 0,
+			"startAmount": "1000000000000000000", "endAmount": "1000000000000000000", "recipient": tdSigner.Hex()}},
+		"orderType": 0, "startTime": 0, "endTime": 1900000000, "zoneHash": zeroHash, "salt": 1, "conduitKey": zeroHash, "counter": 0}
+}
+
+// emptySeaportOrder pads a bulk order tree as marketplaces do.
+func emptySeaportOrder() map[string]any {
+	return map[string]any{"offerer": common.Address{}.Hex(), "zone": common.Address{}.Hex(), "offer": []any{}, "consideration": []any{},
+		"orderType": 0, "startTime": 0, "endTime": 0, "zoneHash": zeroHash, "salt": 0, "conduitKey": zeroHash, "counter": 0}
+}
+
 func TestTypedDataEffectsStandards(t *testing.T) {
 	tests := map[string]struct {
 		td      apitypes.TypedData
@@ -216,6 +231,16 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 					TokenID: big.NewInt(42), Deadline: big.NewInt(1900000000)},
 				{Kind: EffectTokenTransfer, Function: StdSeaportOrder, Target: tdSpender, Token: tdToken, Counterparty: tdAttacker,
 					Amount: big.NewInt(20), Deadline: big.NewInt(1900000000)}},
+		},
+		"Seaport bulk order": {
+			td: typedDoc(t, "BulkOrder", map[string]string{"BulkOrder": "OrderComponents[2][2] tree", "OrderComponents": seaportTypes,
+				"OfferItem": offerItem, "ConsiderationItem": considItem}, tdDom(tdSpender),
+				map[string]any{"tree": []any{[]any{seaportOrder(tdToken2, 7), seaportOrder(tdToken2, 8)}, []any{seaportOrder(tdToken, 9), emptySeaportOrder()}}}),
+			want: StdSeaportBulkOrder,
+			effects: []Effect{
+				{Kind: EffectTokenTransfer, Function: StdSeaportBulkOrder, Target: tdSpender, Token: tdToken2, Amount: big.NewInt(1), TokenID: big.NewInt(7), Deadline: big.NewInt(1900000000)},
+				{Kind: EffectTokenTransfer, Function: StdSeaportBulkOrder, Target: tdSpender, Token: tdToken2, Amount: big.NewInt(1), TokenID: big.NewInt(8), Deadline: big.NewInt(1900000000)},
+				{Kind: EffectTokenTransfer, Function: StdSeaportBulkOrder, Target: tdSpender, Token: tdToken, Amount: big.NewInt(1), TokenID: big.NewInt(9), Deadline: big.NewInt(1900000000)}},
 		},
 		"0x limit order": {
 			td: typedDoc(t, "LimitOrder", map[string]string{"LimitOrder": "address makerToken,address takerToken,uint128 makerAmount,uint128 takerAmount," +
@@ -392,6 +417,10 @@ func TestTypedDataEffectsMalformed(t *testing.T) {
 		details[i] = map[string]any{"token": tdToken.Hex(), "amount": "1", "expiration": "0", "nonce": "0"}
 	}
 	tooMany.Message["details"] = details
+	badTree := typedDoc(t, "BulkOrder", map[string]string{"BulkOrder": "OrderComponents[2] tree", "OrderComponents": seaportTypes,
+		"OfferItem": offerItem, "ConsiderationItem": considItem}, tdDom(tdSpender),
+		map[string]any{"tree": []any{seaportOrder(tdToken, 1), emptySeaportOrder()}})
+	badTree.Message["tree"] = []any{seaportOrder(tdToken, 1)}
 	wrongValue := typedDoc(t, "Permit", map[string]string{"Permit": permitTypes}, tdDom(tdToken), permitMsg("1"))
 	wrongValue.Message["value"] = "-1"
 	missing := typedDoc(t, "Permit", map[string]string{"Permit": permitTypes}, tdDom(tdToken), permitMsg("1"))
@@ -405,6 +434,7 @@ func TestTypedDataEffectsMalformed(t *testing.T) {
 		"SafeTx operation 2":                    {badOp, StdSafeTx},
 		"Seaport item type 9":                   {badItem, StdSeaportOrder},
 		"Permit2 batch over MaxEffects":         {tooMany, StdPermit2Batch},
+		"bulk order tree not a pair":            {badTree, StdSeaportBulkOrder},
 		"negative amount":                       {wrongValue, StdEIP2612Permit},
 		"missing field":                         {missing, StdEIP2612Permit},
 	}
