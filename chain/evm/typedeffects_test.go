@@ -447,3 +447,43 @@ func TestTypedDataEffectsMalformed(t *testing.T) {
 		})
 	}
 }
+
+// FuzzTypedDataEffects feeds arbitrary documents through TypedDataHash and
+// TypedDataEffects: no panic, bounded effects, and errors only for a
+// recognised standard.
+func FuzzTypedDataEffects(f *testing.F) {
+	seeds := []apitypes.TypedData{
+		typedDoc(f, "Permit", map[string]string{"Permit": permitTypes}, tdDom(tdToken), permitMsg(maxU256)),
+		typedDoc(f, "SafeTx", map[string]string{"SafeTx": safeTxTypes}, map[string]any{"chainId": 1, "verifyingContract": tdSafe.Hex()},
+			safeTxMsg(tdToken, 1, erc20Transfer(f, tdAttacker, big.NewInt(1)), 1)),
+		typedDoc(f, "BulkOrder", map[string]string{"BulkOrder": "OrderComponents[2] tree", "OrderComponents": seaportTypes,
+			"OfferItem": offerItem, "ConsiderationItem": considItem}, tdDom(tdSpender),
+			map[string]any{"tree": []any{seaportOrder(tdToken, 1), emptySeaportOrder()}}),
+	}
+	for _, td := range seeds {
+		raw, err := json.Marshal(map[string]any{"types": td.Types, "primaryType": td.PrimaryType, "domain": td.Domain, "message": td.Message})
+		require.NoError(f, err)
+		_, _, err = TypedDataHash(raw)
+		require.NoError(f, err, "seed %s", td.PrimaryType)
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		_, td, err := TypedDataHash(raw)
+		if err != nil {
+			return
+		}
+		std, effects, err := TypedDataEffects(td)
+		if err != nil {
+			require.ErrorIs(t, err, ErrInvalidTypedData)
+			require.NotEmpty(t, std)
+			require.Empty(t, effects)
+		}
+		if std == "" {
+			require.Empty(t, effects)
+		}
+		require.LessOrEqual(t, len(effects), MaxEffects)
+		for _, e := range effects {
+			require.LessOrEqual(t, e.Depth, MaxEffectDepth+1)
+		}
+	})
+}
