@@ -36,6 +36,8 @@ const (
 	StdZeroExRfqOrder                  = "0xRfqOrder"
 	StdOneInchOrder                    = "1inchOrder"
 	StdCowOrder                        = "CowOrder"
+	StdERC721Permit                    = "ERC721Permit"
+	StdMetaTransaction                 = "MetaTransaction"
 )
 
 // safeRefundGasBound stands for the gas of a SafeTx with safeTxGas 0 (no
@@ -135,6 +137,11 @@ var standards = []typedStandard{
 	// 1inch limit order protocol v4 (aggregation router v6).
 	{StdOneInchOrder, shape{"salt": "uint256", "maker": "address", "receiver": "address", "makerAsset": "address", "takerAsset": "address",
 		"makingAmount": "uint256", "takingAmount": "uint256", "makerTraits": "uint256"}, decodeOneInch},
+	// EIP-4494 / Uniswap v3 positions: a permit for one NFT.
+	{StdERC721Permit, shape{"spender": "address", "tokenId": "uint256", "nonce": "uint256", "deadline": "uint256"}, decodeERC721Permit},
+	// Polygon PoS native meta-transactions (executeMetaTransaction on the
+	// verifying contract).
+	{StdMetaTransaction, shape{"nonce": "uint256", "from": "address", "functionSignature": "bytes"}, decodeMetaTransaction},
 	{StdCowOrder, shape{"sellToken": "address", "buyToken": "address", "receiver": "address", "sellAmount": "uint256", "buyAmount": "uint256",
 		"validTo": "uint32", "appData": "bytes32", "feeAmount": "uint256", "kind": "string", "partiallyFillable": "bool",
 		"sellTokenBalance": "string", "buyTokenBalance": "string"}, decodeCow},
@@ -857,5 +864,36 @@ func decodeBulkOrder(d *typedDecoder, height int) error {
 			return nil
 		}
 	}
+	return nil
+}
+
+func decodeERC721Permit(d *typedDecoder) error {
+	r := &fieldReader{m: d.msg}
+	spender, id, deadline := r.addr("spender"), r.uint("tokenId", 256), r.uint("deadline", 256)
+	r.uint("nonce", 256)
+	if r.err != nil {
+		return r.err
+	}
+	if err := d.requireToken(); err != nil {
+		return err
+	}
+	d.add(Effect{Kind: EffectApprove, Token: d.verifying, Counterparty: spender, Amount: big.NewInt(1), TokenID: id, Deadline: deadline})
+	return nil
+}
+
+// decodeMetaTransaction: the verifying contract runs functionSignature
+// (calldata) as if the signer had sent it.
+func decodeMetaTransaction(d *typedDecoder) error {
+	r := &fieldReader{m: d.msg}
+	r.addr("from")
+	r.uint("nonce", 256)
+	data := r.bytes("functionSignature")
+	if r.err != nil {
+		return r.err
+	}
+	if err := d.requireToken(); err != nil {
+		return err
+	}
+	d.inner(d.verifying, data, common.Address{})
 	return nil
 }

@@ -303,6 +303,13 @@ func TestTypedDataEffectsStandards(t *testing.T) {
 			want:    StdSafeTx,
 			effects: []Effect{{Kind: EffectPrivileged, Function: "delegatecall", Target: tdSafe, From: tdSafe, Counterparty: tdAttacker}},
 		},
+		"EIP-4494 NFT permit": {
+			td: typedDoc(t, "Permit", map[string]string{"Permit": "address spender,uint256 tokenId,uint256 nonce,uint256 deadline"}, tdDom(tdToken2),
+				map[string]any{"spender": tdAttacker.Hex(), "tokenId": 77, "nonce": 0, "deadline": 1900000000}),
+			want: StdERC721Permit,
+			effects: []Effect{{Kind: EffectApprove, Function: StdERC721Permit, Target: tdToken2, Token: tdToken2, Counterparty: tdAttacker,
+				Amount: big.NewInt(1), TokenID: big.NewInt(77), Deadline: big.NewInt(1900000000)}},
+		},
 		"Mail is no standard": {
 			td: typedDoc(t, "Mail", map[string]string{"Mail": "Person from,Person to,string contents", "Person": "string name,address wallet"},
 				tdDom(tdToken), map[string]any{"from": map[string]any{"name": "a", "wallet": tdSigner.Hex()},
@@ -361,6 +368,12 @@ func TestTypedDataEffectsWrappers(t *testing.T) {
 			want: StdSafeTx, innerFrom: tdSafe,
 			outer: []Effect{{Kind: EffectNativeTransfer, Function: "SafeTx.refund", Target: tdSafe, From: tdSafe, Counterparty: tdAttacker,
 				Amount: big.NewInt(1200)}},
+		},
+		"Polygon meta-transaction": {
+			td: typedDoc(t, "MetaTransaction", map[string]string{"MetaTransaction": "uint256 nonce,address from,bytes functionSignature"},
+				map[string]any{"name": "USD Coin (PoS)", "version": "1", "verifyingContract": tdToken.Hex(), "salt": "0x0000000000000000000000000000000000000000000000000000000000000089"},
+				map[string]any{"nonce": 0, "from": tdSigner.Hex(), "functionSignature": hexutil.Encode(transfer)}),
+			want: StdMetaTransaction,
 		},
 		"OZ v4 forward request": {
 			td:   typedDoc(t, "ForwardRequest", map[string]string{"ForwardRequest": fwdV4}, tdDom(tdSpender), fwdMsg(false)),
