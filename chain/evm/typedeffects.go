@@ -258,6 +258,8 @@ func (d *typedDecoder) add(e Effect) {
 	if e.Target == (common.Address{}) && e.Depth == 0 {
 		e.Target = d.verifying
 	}
+	// Effects share no numbers: one deadline often serves several items.
+	e.Amount, e.TokenID, e.Deadline = cloneInt(e.Amount), cloneInt(e.TokenID), cloneInt(e.Deadline)
 	d.effects = append(d.effects, e)
 }
 
@@ -399,6 +401,9 @@ func structArrayField(m map[string]any, name string) ([]map[string]any, error) {
 	case []any:
 		items = t
 	case []map[string]any:
+		if len(t) > MaxEffects {
+			return nil, fmt.Errorf("field %s has %d items, limit %d", name, len(t), MaxEffects)
+		}
 		return t, nil
 	default:
 		return nil, fmt.Errorf("field %s is not an array", name)
@@ -457,6 +462,13 @@ func (r *fieldReader) bytes(name string) []byte {
 	v, err := bytesField(r.m, name)
 	r.err = err
 	return v
+}
+
+func cloneInt(v *big.Int) *big.Int {
+	if v == nil {
+		return nil
+	}
+	return new(big.Int).Set(v)
 }
 
 // nonZero returns nil for a zero deadline (none).
