@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/stretchr/testify/require"
 )
@@ -498,5 +499,143 @@ func FuzzTypedDataEffects(f *testing.F) {
 		for _, e := range effects {
 			require.LessOrEqual(t, e.Depth, MaxEffectDepth+1)
 		}
+	})
+}
+
+// TestTypedValueReaders: the readers accept what apitypes encodes, and
+// nothing else.
+func TestTypedValueReaders(t *testing.T) {
+	addr := tdAttacker
+	var arr [20]byte
+	copy(arr[:], addr[:])
+	m := map[string]any{
+		"big": big.NewInt(7), "hexstr": "0x10", "decstr": "42", "float": float64(3), "frac": 1.5, "neg": big.NewInt(-1),
+		"wide": new(big.Int).Lsh(big.NewInt(1), 160), "nilbig": (*big.Int)(nil), "hod": (*math.HexOrDecimal256)(big.NewInt(9)),
+		"astr": addr.Hex(), "abytes": addr.Bytes(), "aarr": arr, "acommon": addr, "ashort": []byte{1, 2},
+		"bstr": "0xdeadbeef", "bbytes": []byte{1}, "bhex": hexutil.Bytes{2}, "b4": [4]byte{1, 2, 3, 4}, "bbad": "0xzz",
+		"yes": true, "yesstr": "true", "struct": map[string]any{}, "list": []any{1},
+	}
+	for name, want := range map[string]int64{"big": 7, "hexstr": 16, "decstr": 42, "float": 3, "hod": 9} {
+		v, err := uintField(m, name, 160)
+		require.NoError(t, err, name)
+		require.Equal(t, want, v.Int64(), name)
+	}
+	for _, name := range []string{"frac", "neg", "wide", "nilbig", "missing", "yes"} {
+		_, err := uintField(m, name, 160)
+		require.Error(t, err, name)
+	}
+	for _, name := range []string{"astr", "abytes", "aarr", "acommon"} {
+		v, err := addressField(m, name)
+		require.NoError(t, err, name)
+		require.Equal(t, addr, v, name)
+	}
+	for _, name := range []string{"ashort", "big", "bstr", "missing"} {
+		_, err := addressField(m, name)
+		require.Error(t, err, name)
+	}
+	for name, want := range map[string]string{"bstr": "0xdeadbeef", "bbytes": "0x01", "bhex": "0x02", "b4": "0x01020304"} {
+		v, err := bytesField(m, name)
+		require.NoError(t, err, name)
+		require.Equal(t, want, hexutil.Encode(v), name)
+	}
+	for _, name := range []string{"bbad", "big", "missing"} {
+		_, err := bytesField(m, name)
+		require.Error(t, err, name)
+	}
+	v, err := boolField(m, "yes")
+	require.NoError(t, err)
+	require.True(t, v)
+	for _, name := range []string{"yesstr", "missing"} {
+		_, err := boolField(m, name)
+		require.Error(t, err, name)
+	}
+	_, err = structField(m, "list")
+	require.Error(t, err)
+	_, err = structArrayField(m, "struct")
+	require.Error(t, err)
+	_, err = structArrayField(map[string]any{"l": []any{1}}, "l")
+	require.Error(t, err)
+}
+
+// TestTypedDataEffectsVariants covers the older shapes and the rarer paths.
+func TestTypedDataEffectsVariants(t *testing.T) {
+	safeV0 := strings.Replace(safeTxTypes, "baseGas", "dataGas", 1)
+	tokenRefund := safeTxMsg(tdAttacker, 0, nil, 0)
+	delete(tokenRefund, "baseGas")
+	tokenRefund["dataGas"], tokenRefund["gasPrice"], tokenRefund["gasToken"] = 5, 2, tdToken.Hex()
+	seaportV10 := strings.Replace(seaportTypes, "uint256 counter", "uint256 nonce", 1)
+	order := seaportOrder(tdToken2, 3)
+	delete(order, "counter")
+	order["nonce"] = 0
+	oneInchV2 := "uint256 salt,address makerAsset,address takerAsset,address maker,address receiver,address allowedSender,uint256 makingAmount," +
+		"uint256 takingAmount,bytes makerAssetData,bytes takerAssetData,bytes getMakerAmount,bytes getTakerAmount,bytes predicate,bytes permit,bytes interaction"
+	oneInch := func(permit string) map[string]any {
+		return map[string]any{"salt": 1, "makerAsset": tdToken.Hex(), "takerAsset": tdToken2.Hex(), "maker": tdSigner.Hex(),
+			"receiver": tdSigner.Hex(), "allowedSender": tdAttacker.Hex(), "makingAmount": 10, "takingAmount": 1, "makerAssetData": "0x",
+			"takerAssetData": "0x", "getMakerAmount": "0x", "getTakerAmount": "0x", "predicate": "0x", "permit": permit, "interaction": "0x"}
+	}
+	cow := map[string]any{"sellToken": tdToken.Hex(), "buyToken": tdToken2.Hex(), "receiver": tdAttacker.Hex(), "sellAmount": 1000,
+		"buyAmount": 1, "validTo": 1900000000, "appData": zeroHash, "feeAmount": 0, "kind": "sell", "partiallyFillable": false,
+		"sellTokenBalance": "erc20", "buyTokenBalance": "erc20"}
+	cowTypes := "address sellToken,address buyToken,address receiver,uint256 sellAmount,uint256 buyAmount,uint32 validTo," +
+		"bytes32 appData,uint256 feeAmount,string kind,bool partiallyFillable,string sellTokenBalance,string buyTokenBalance"
+	transfer := hexutil.Encode(erc20Transfer(t, tdAttacker, big.NewInt(3)))
+
+	t.Run("Safe before 1.0 with a token refund", func(t *testing.T) {
+		td := typedDoc(t, "SafeTx", map[string]string{"SafeTx": safeV0}, map[string]any{"chainId": 1, "verifyingContract": tdSafe.Hex()}, tokenRefund)
+		std, effects, err := TypedDataEffects(td)
+		require.NoError(t, err)
+		require.Equal(t, StdSafeTx, std)
+		require.Equal(t, []Effect{{Kind: EffectTokenTransfer, Function: "SafeTx.refund", Target: tdSafe, Token: tdToken, From: tdSafe,
+			Amount: new(big.Int).Mul(big.NewInt(safeRefundGasBound+5), big.NewInt(2))}}, effects)
+	})
+	t.Run("Seaport 1.0", func(t *testing.T) {
+		td := typedDoc(t, "OrderComponents", map[string]string{"OrderComponents": seaportV10, "OfferItem": offerItem, "ConsiderationItem": considItem},
+			tdDom(tdSpender), order)
+		std, effects, err := TypedDataEffects(td)
+		require.NoError(t, err)
+		require.Equal(t, StdSeaportOrder, std)
+		require.Len(t, effects, 1)
+		require.Equal(t, big.NewInt(3), effects[0].TokenID)
+	})
+	t.Run("1inch v2 with a permit", func(t *testing.T) {
+		td := typedDoc(t, "Order", map[string]string{"Order": oneInchV2}, tdDom(tdSpender), oneInch(tdToken.Hex()+transfer[2:]))
+		std, effects, err := TypedDataEffects(td)
+		require.NoError(t, err)
+		require.Equal(t, StdOneInchOrder, std)
+		require.Equal(t, Effect{Kind: EffectTokenTransfer, Function: StdOneInchOrder, Target: tdSpender, Token: tdToken, Counterparty: tdAttacker,
+			Amount: big.NewInt(10)}, effects[0])
+		require.Len(t, effects, 2, "the receiver is the maker: no second transfer; the permit call is decoded")
+		require.Equal(t, 1, effects[1].Depth)
+	})
+	t.Run("1inch v2 with a short permit", func(t *testing.T) {
+		td := typedDoc(t, "Order", map[string]string{"Order": oneInchV2}, tdDom(tdSpender), oneInch("0x1234"))
+		_, effects, err := TypedDataEffects(td)
+		require.NoError(t, err)
+		require.Len(t, effects, 2)
+		require.True(t, effects[1].DecodeFailed)
+	})
+	t.Run("CoW proceeds to someone else", func(t *testing.T) {
+		td := typedDoc(t, "GPv2Order", map[string]string{"GPv2Order": cowTypes}, tdDom(tdSpender), cow)
+		std, effects, err := TypedDataEffects(td)
+		require.NoError(t, err)
+		require.Equal(t, StdCowOrder, std)
+		require.Len(t, effects, 2)
+		require.Equal(t, Effect{Kind: EffectTokenTransfer, Function: StdCowOrder, Target: tdSpender, Token: tdToken2, Counterparty: tdAttacker,
+			Amount: big.NewInt(1), Deadline: big.NewInt(1900000000)}, effects[1])
+	})
+	t.Run("more than MaxEffects collapse into one failed decode", func(t *testing.T) {
+		td := typedDoc(t, "OrderComponents", map[string]string{"OrderComponents": seaportTypes, "OfferItem": offerItem, "ConsiderationItem": considItem},
+			tdDom(tdSpender), seaportOrder(tdToken, 1))
+		items := make([]any, 200)
+		for i := range items {
+			items[i] = map[string]any{"itemType": "1", "token": tdToken.Hex(), "identifierOrCriteria": "0", "startAmount": "1", "endAmount": "1",
+				"recipient": tdAttacker.Hex()}
+		}
+		td.Message["offer"], td.Message["consideration"] = items, items
+		std, effects, err := TypedDataEffects(td)
+		require.NoError(t, err)
+		require.Equal(t, StdSeaportOrder, std)
+		require.Equal(t, []Effect{{Kind: EffectCall, Function: StdSeaportOrder, Target: tdSpender, DecodeFailed: true}}, effects)
 	})
 }
