@@ -291,14 +291,15 @@ func (w attemptWindow) wait(limit int, window time.Duration, now time.Time) time
 // ForgiveShareAttempt, so that only failures stay counted; counting before
 // trying means concurrent guesses cannot overrun a limit.
 func (s *Store) CountShareAttempt(ctx context.Context, counters []ShareAttempt, window time.Duration, now time.Time) (time.Duration, error) {
+	// Drop a few long-ended windows so that the table stays small (rows
+	// another attempt holds are skipped).
+	if _, err := s.pool.Exec(ctx, `DELETE FROM share_attempts WHERE key IN (SELECT key FROM share_attempts
+		WHERE window_start < $1 LIMIT 64 FOR UPDATE SKIP LOCKED)`, now.Add(-2*window)); err != nil {
+		return 0, fmt.Errorf("pruning share attempts: %w", err)
+	}
 	var wait time.Duration
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		wait = 0
-		// Drop a few long-ended windows so that the table stays small.
-		if _, err := tx.Exec(ctx, `DELETE FROM share_attempts WHERE key IN (SELECT key FROM share_attempts
-			WHERE window_start < $1 ORDER BY window_start LIMIT 64)`, now.Add(-2*window)); err != nil {
-			return fmt.Errorf("pruning share attempts: %w", err)
-		}
 		for _, c := range counters {
 			if len(c.Key) > maxShareAttemptKey {
 				return fmt.Errorf("counting share attempt: key too long")
