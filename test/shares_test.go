@@ -125,7 +125,7 @@ func TestShares(t *testing.T) {
 		r := s.Do("POST", "/v1/shares/"+dec["id"].(string)+"/decline", member, nil)
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 		require.Equal(t, "declined", r.JSON(t)["status"])
-		requireProblem(t, openShare(t, s, dec["id"].(string), "", ""), 410, "gone")
+		requireProblem(t, openShareAs(t, s, dec["id"].(string), member, "", ""), 410, "gone")
 	})
 
 	t.Run("inbound, outbound and accept", func(t *testing.T) {
@@ -142,7 +142,7 @@ func TestShares(t *testing.T) {
 		r := s.Do("POST", "/v1/shares/"+sh["id"].(string)+"/accept", member, nil)
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 		require.Equal(t, "accepted", r.JSON(t)["status"])
-		require.Equal(t, http.StatusOK, openShare(t, s, sh["id"].(string), "", "").Status)
+		require.Equal(t, http.StatusOK, openShareAs(t, s, sh["id"].(string), member, "", "").Status)
 		r = s.Do("POST", "/v1/shares/"+mail["id"].(string)+"/accept", member, nil)
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 	})
@@ -158,7 +158,7 @@ func TestShares(t *testing.T) {
 		sh := createShare(t, s, tok, secretID, map[string]any{"recipient_type": "creator"})
 		require.Equal(t, owner.UserID, sh["recipient_id"])
 		require.Contains(t, string(s.Do("GET", "/v1/shares/inbound", owner.Token, nil).Body), sh["id"].(string))
-		r := openShare(t, s, sh["id"].(string), "", "")
+		r := openShareAs(t, s, sh["id"].(string), owner.Token, "", "")
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 		require.Equal(t, "s3cr3t-db", r.JSON(t)["value"])
 	})

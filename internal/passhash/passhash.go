@@ -37,11 +37,19 @@ const (
 	maxTime   = 8
 )
 
+// Pool bounds concurrent derivations. Hash and Verify use the sign-in pool;
+// other users of passwords (share passphrases) get their own from NewPool so
+// that they cannot starve sign-in.
+type Pool chan struct{}
+
+// NewPool returns a pool of n concurrent derivations (at least one).
+func NewPool(n int) Pool { return make(Pool, max(n, 1)) }
+
 // slots bounds concurrent derivations: at most eight at once, so that a
 // burst of sign-ins cannot exhaust memory.
-var slots = make(chan struct{}, 8)
+var slots = NewPool(8)
 
-func acquire(ctx context.Context) error {
+func (slots Pool) acquire(ctx context.Context) error {
 	select {
 	case slots <- struct{}{}:
 		return nil
@@ -51,8 +59,11 @@ func acquire(ctx context.Context) error {
 }
 
 // Hash returns an argon2id hash of password in PHC string format.
-func Hash(ctx context.Context, password string) (string, error) {
-	if err := acquire(ctx); err != nil {
+func Hash(ctx context.Context, password string) (string, error) { return slots.Hash(ctx, password) }
+
+// Hash is Hash on this pool.
+func (slots Pool) Hash(ctx context.Context, password string) (string, error) {
+	if err := slots.acquire(ctx); err != nil {
 		return "", err
 	}
 	defer func() { <-slots }()
@@ -73,6 +84,11 @@ const dummy = "$argon2id$v=19$m=19456,t=2,p=1$b2N2LWR1bW15LXNhbHQ$0Ue1dC2NfDIe7K
 // empty hash costs one derivation and gives ErrMismatch; a malformed or
 // out-of-bounds one gives another error and derives nothing.
 func Verify(ctx context.Context, hash, password string) error {
+	return slots.Verify(ctx, hash, password)
+}
+
+// Verify is Verify on this pool.
+func (slots Pool) Verify(ctx context.Context, hash, password string) error {
 	known := hash != ""
 	if !known {
 		hash = dummy
@@ -99,7 +115,7 @@ func Verify(ctx context.Context, hash, password string) error {
 	if err != nil || len(want) < 16 || len(want) > 64 {
 		return errors.New("parsing password hash key: invalid")
 	}
-	if err := acquire(ctx); err != nil {
+	if err := slots.acquire(ctx); err != nil {
 		return err
 	}
 	defer func() { <-slots }()

@@ -97,3 +97,81 @@ func TestShareStates(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
+
+func TestShareServesItsVersion(t *testing.T) {
+	s := storetest.New(t)
+	ctx := context.Background()
+	sh := seedShare(t, s, 3)
+	require.EqualValues(t, 1, sh.SecretVersion)
+	// Rotating the secret does not move the share.
+	_, _, err := s.PutSecret(ctx, store.Secret{OrgID: sh.OrgID, VaultID: sh.VaultID, Path: sh.Path, Type: "password",
+		Metadata: json.RawMessage(`{}`)}, sealer("y"), func(bool) *auditchain.Event { return event(sh.OrgID, "secret.write") })
+	require.NoError(t, err)
+	got, err := s.GetShare(ctx, sh.ID)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, got.SecretVersion)
+	for name, tc := range map[string]struct {
+		version uint32
+		wantErr error
+	}{
+		"the shared version":      {version: 1},
+		"the newer version":       {version: 2},
+		"a version never written": {version: 9, wantErr: store.ErrNotFound},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sec, sealed, err := s.SharedSecret(ctx, sh.OrgID, sh.SecretID, tc.version)
+			require.ErrorIs(t, err, tc.wantErr)
+			if tc.wantErr == nil {
+				require.Equal(t, tc.version, sec.Version)
+				require.NotEmpty(t, sealed.Ciphertext)
+			}
+		})
+	}
+}
+
+func TestShareAttempts(t *testing.T) {
+	s := storetest.New(t)
+	ctx := context.Background()
+	const window = 15 * time.Minute
+	now := time.Now().Truncate(time.Second) // PostgreSQL keeps microseconds
+	share := store.ShareAttempt{Key: "share:" + newID(), Limit: 2}
+	addr := store.ShareAttempt{Key: "addr:" + newID(), Limit: 3}
+	both := []store.ShareAttempt{share, addr}
+	for i := range 2 {
+		wait, err := s.CountShareAttempt(ctx, both, window, now)
+		require.NoError(t, err)
+		require.Zero(t, wait, "attempt %d is within the limits", i+1)
+	}
+	wait, err := s.ShareAttemptWait(ctx, both, window, now)
+	require.NoError(t, err)
+	require.Equal(t, window, wait, "the share is at its limit until its window ends")
+	wait, err = s.CountShareAttempt(ctx, both, window, now.Add(time.Minute))
+	require.NoError(t, err)
+	require.Equal(t, window-time.Minute, wait, "a third attempt on the share is over its limit")
+	// A success gives its attempt back.
+	require.NoError(t, s.ForgiveShareAttempt(ctx, []store.ShareAttempt{addr}))
+	wait, err = s.ShareAttemptWait(ctx, []store.ShareAttempt{addr}, window, now)
+	require.NoError(t, err)
+	require.Zero(t, wait)
+	// A new window starts when the last one ended.
+	wait, err = s.CountShareAttempt(ctx, both, window, now.Add(window+time.Second))
+	require.NoError(t, err)
+	require.Zero(t, wait)
+	// Concurrent attempts cannot overrun a limit.
+	racy := []store.ShareAttempt{{Key: "share:" + newID(), Limit: 5}}
+	var mu sync.Mutex
+	allowed := 0
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			w, err := s.CountShareAttempt(ctx, racy, window, now)
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil && w == 0 {
+				allowed++
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, 5, allowed)
+}

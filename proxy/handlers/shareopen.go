@@ -28,25 +28,50 @@ var errShareRefused = problem.New(http.StatusForbidden, problem.TypeForbidden,
 
 func shareGone(detail string) error { return problem.New(http.StatusGone, problem.TypeGone, detail) }
 
-// OpenShare answers GET /v1/share/{id}, a public route: the share's checks
-// (state, expiry, passphrase, allowlist), then one access taken atomically,
-// then the value decrypted by the enclave with the authority of the share's
-// creator (a short-lived token minted for the creator; docs/threat-model.md
-// "Shares"), the opener's address standing as the client address.
+// OpenShare answers GET /v1/share/{id}, a public route. In order: the
+// client address's failure budget (429 share_throttled), the share (404
+// when unknown), its recipient (a creator, user or agent share opens only
+// with the addressed principal's bearer token, and answers 404 to anyone
+// else so that its existence does not leak), its state and expiry (410), the
+// passphrase and allowlist (403; a share with a passphrase counts every
+// attempt per share and per address and answers 429 share_throttled past
+// the limits), then one access taken atomically, then the version the share
+// was created from, decrypted by the enclave with the authority of the
+// share's creator (a short-lived token minted for the creator;
+// docs/threat-model.md "Shares"), the opener's address standing as the
+// client address.
 func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		return problem.NotFound("share")
-	}
 	ctx := r.Context()
 	entry := auditlog.FromContext(ctx)
+	now := time.Now()
+	addr := shareAddressKey(entry.Event.ClientIP)
+	if err := h.shareAddressBudget(ctx, w, addr, now); err != nil {
+		return err
+	}
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		return h.shareMiss(ctx, w, addr, now)
+	}
 	entry.SetResource("share/" + id.String())
 	sh, err := h.Shares.GetShare(ctx, id.String())
+	if errors.Is(err, store.ErrNotFound) {
+		return h.shareMiss(ctx, w, addr, now)
+	}
 	if err != nil {
 		return err
 	}
-	entry.SetOrg(sh.OrgID, "anonymous", "")
-	now := time.Now()
+	opener, addressed, err := h.shareOpener(r, sh)
+	if err != nil {
+		return err
+	}
+	if !addressed {
+		return h.shareMiss(ctx, w, addr, now)
+	}
+	if opener.ID != "" {
+		entry.SetOrg(sh.OrgID, opener.Type, opener.ID)
+	} else {
+		entry.SetOrg(sh.OrgID, "anonymous", "")
+	}
 	switch {
 	case sh.Status == store.ShareRevoked:
 		return shareGone("the share was revoked")
@@ -57,7 +82,7 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	case sh.Remaining <= 0:
 		return shareGone("the share's access count is exhausted")
 	}
-	if err := checkShareCredentials(ctx, sh, r.Header.Get(SharePassphraseHeader), entry.Event.ClientIP); err != nil {
+	if err := h.checkShareAttempt(ctx, w, sh, addr, r.Header.Get(SharePassphraseHeader), entry.Event.ClientIP, now); err != nil {
 		return err
 	}
 	creator, err := h.shareCreator(r, sh, now)
@@ -81,12 +106,17 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	sec, sealed, err := h.Vaults.GetSecret(ctx, sh.OrgID, sh.VaultID, sh.Path)
+	// The version the share was made from, never a newer one: rotating a
+	// leaked credential does not hand the new value to live links.
+	sec, sealed, err := h.Shares.SharedSecret(ctx, sh.OrgID, sh.SecretID, sh.SecretVersion)
 	if errors.Is(err, store.ErrNotFound) {
-		return shareGone("the shared secret was deleted")
+		return shareGone("the shared secret version no longer exists")
 	}
 	if err != nil {
 		return err
+	}
+	if sec.VaultID != sh.VaultID || sec.Path != sh.Path {
+		return shareGone("the shared secret no longer exists")
 	}
 	if sec.ExpiresAt != nil && !now.Before(*sec.ExpiresAt) {
 		return shareGone("the shared secret expired")
@@ -116,9 +146,11 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 func checkShareCredentials(ctx context.Context, sh store.Share, passphrase, clientIP string) error {
 	ok := true
 	if sh.PassphraseHash != nil {
-		if err := auth.VerifyPassword(ctx, *sh.PassphraseHash, passphrase); err != nil {
-			ok = false
+		err := verifySharePassphrase(ctx, *sh.PassphraseHash, passphrase)
+		if errors.Is(err, errSharePoolBusy) {
+			return err
 		}
+		ok = err == nil
 	}
 	if len(sh.IPAllowlist) > 0 {
 		ip, err := netip.ParseAddr(clientIP)

@@ -52,14 +52,14 @@ func (h *Handlers) CreateShare(w http.ResponseWriter, r *http.Request) error {
 	if _, err := h.authorize(r, sec.VaultID, sec.Path, policy.PermissionRead); err != nil {
 		return err
 	}
-	sh := store.Share{OrgID: p.OrgID, ID: uuid.Must(uuid.NewV7()).String(), SecretID: sec.ID, VaultID: sec.VaultID,
+	sh := store.Share{OrgID: p.OrgID, ID: uuid.New().String(), SecretID: sec.ID, VaultID: sec.VaultID,
 		Path: sec.Path, CreatorType: p.Type, CreatorID: p.ID, RecipientType: *in.RecipientType, ExpiresAt: *in.ExpiresAt,
 		MaxAccessCount: *in.MaxAccessCount, IPAllowlist: in.IPAllowlist}
 	if err := h.shareRecipient(r, p, &in, &sh); err != nil {
 		return err
 	}
 	if in.Passphrase != nil {
-		hash, err := auth.HashPassword(r.Context(), *in.Passphrase)
+		hash, err := hashSharePassphrase(r.Context(), w, *in.Passphrase)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,8 @@ package handlers
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/internal/passhash"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
 )
@@ -80,4 +83,79 @@ func TestCheckShareCredentials(t *testing.T) {
 			require.ErrorIs(t, err, tc.wantErr)
 		})
 	}
+}
+
+func TestShareAddressKey(t *testing.T) {
+	tests := map[string]struct{ ip, want string }{
+		"ipv4":             {"203.0.113.9", "addr:203.0.113.9"},
+		"ipv4 mapped":      {"::ffff:203.0.113.9", "addr:203.0.113.9"},
+		"ipv6 by /64":      {"2001:db8:1:2:3:4:5:6", "addr:2001:db8:1:2::/64"},
+		"same /64":         {"2001:db8:1:2:ffff::1", "addr:2001:db8:1:2::/64"},
+		"unparseable":      {"nope", "addr:unknown"},
+		"empty is unknown": {"", "addr:unknown"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			k := shareAddressKey(tc.ip)
+			require.Equal(t, tc.want, k.Key)
+			require.Equal(t, ShareFailuresPerAddress, k.Limit)
+		})
+	}
+}
+
+func TestShareThrottledRetryAfter(t *testing.T) {
+	tests := map[string]struct {
+		wait time.Duration
+		want string
+	}{
+		"rounds up":         {1500 * time.Millisecond, "2"},
+		"at least a second": {time.Millisecond, "1"},
+		"whole minutes":     {15 * time.Minute, "900"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			err := shareThrottled(w, tc.wait, "x")
+			var p *problem.Problem
+			require.True(t, errors.As(err, &p))
+			require.Equal(t, 429, p.Status)
+			require.Equal(t, TypeShareThrottled, p.Type)
+			require.Equal(t, tc.want, w.Header().Get("Retry-After"))
+		})
+	}
+}
+
+func TestSharePassphrasePoolIsBounded(t *testing.T) {
+	ctx := context.Background()
+	hash, err := sharePool.Hash(ctx, "right passphrase")
+	require.NoError(t, err)
+	tests := map[string]struct {
+		pass    string
+		wantErr error
+	}{
+		"right":    {"right passphrase", nil},
+		"wrong":    {"wrong passphrase", passhash.ErrMismatch},
+		"too long": {strings.Repeat("x", maxSharePassphrase+1), passhash.ErrMismatch},
+		"empty":    {"", passhash.ErrMismatch},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			require.ErrorIs(t, verifySharePassphrase(ctx, hash, tc.pass), tc.wantErr)
+		})
+	}
+	t.Run("a full pool answers busy quickly", func(t *testing.T) {
+		for range cap(sharePool) {
+			sharePool <- struct{}{}
+		}
+		defer func() {
+			for range cap(sharePool) {
+				<-sharePool
+			}
+		}()
+		start := time.Now()
+		require.ErrorIs(t, verifySharePassphrase(ctx, hash, "right passphrase"), errSharePoolBusy)
+		require.Less(t, time.Since(start), 2*time.Second)
+		// Sign-in's pool is another one: it still derives.
+		require.NoError(t, passhash.Verify(ctx, hash, "right passphrase"))
+	})
 }

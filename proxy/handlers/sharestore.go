@@ -14,6 +14,10 @@ type ShareStore interface {
 	CreateShare(ctx context.Context, sh store.Share, ev *auditchain.Event) (store.Share, error)
 	GetShare(ctx context.Context, id string) (store.Share, error)
 	ConsumeShare(ctx context.Context, id string, now time.Time) (int, error)
+	SharedSecret(ctx context.Context, orgID, secretID string, version uint32) (store.Secret, store.Sealed, error)
+	ShareAttemptWait(ctx context.Context, counters []store.ShareAttempt, window time.Duration, now time.Time) (time.Duration, error)
+	CountShareAttempt(ctx context.Context, counters []store.ShareAttempt, window time.Duration, now time.Time) (time.Duration, error)
+	ForgiveShareAttempt(ctx context.Context, counters []store.ShareAttempt) error
 	ListOutboundShares(ctx context.Context, orgID, creatorType, creatorID string, limit int) ([]store.Share, error)
 	ListInboundShares(ctx context.Context, principalType, principalID string, limit int) ([]store.Share, error)
 	SetShareStatus(ctx context.Context, id, status string, allowed func(store.Share) bool, ev func(store.Share) *auditchain.Event) (store.Share, error)
