@@ -208,8 +208,14 @@ func shareOpen(ctx context.Context, e *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Opening is anonymous: a share link works without an OCV account.
-	status, body, err := c.sendWith(ctx, http.MethodGet, "/v1/share/"+url.PathEscape(id), nil, nil, "", hdr)
+	// A link share opens without an OCV account; a share addressed to a
+	// user or an agent opens only with its recipient's token, so the
+	// signed-in token goes along when there is one.
+	tok, err := c.accessToken(ctx)
+	if err != nil {
+		tok = ""
+	}
+	status, body, err := c.sendWith(ctx, http.MethodGet, "/v1/share/"+url.PathEscape(id), nil, nil, tok, hdr)
 	if err != nil {
 		return err
 	}
