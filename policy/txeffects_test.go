@@ -111,7 +111,7 @@ func TestEvaluateTxEffects(t *testing.T) {
 			f: call(addrToken, approveOf(addrToken, addrRouter, big2pow255, 0)), wantDeny: GuardrailApprovalAllowlist,
 		},
 		"unlimited flag without an amount (DAI)": {
-			f: call(addrToken, TxEffect{Kind: TxEffectApprove, Function: "permit", Token: addrToken, Counterparty: addrRouter, Unlimited: true}),
+			f:        call(addrToken, TxEffect{Kind: TxEffectApprove, Function: "permit", Token: addrToken, Counterparty: addrRouter, Unlimited: true}),
 			wantDeny: GuardrailApprovalAllowlist,
 		},
 		"unlimited to an open spender": {
@@ -175,8 +175,8 @@ func TestEvaluateTxEffects(t *testing.T) {
 			f: typedEffects("OrderComponents", "8453", transferOf(addrToken, "", 1, 0)), wantDeny: GuardrailToAllowlist,
 		},
 		"token call with value checks to": {
-			g: Guardrails{TxToAllowlist: []string{addrFriend}},
-			f: editFacts(call(addrToken, transferOf(addrToken, addrFriend, 1, 0)), func(f *TxFacts) { f.Value = big.NewInt(1) }),
+			g:        Guardrails{TxToAllowlist: []string{addrFriend}},
+			f:        editFacts(call(addrToken, transferOf(addrToken, addrFriend, 1, 0)), func(f *TxFacts) { f.Value = big.NewInt(1) }),
 			wantDeny: GuardrailToAllowlist,
 		},
 		"inner native transfer unlisted": {
@@ -194,8 +194,8 @@ func TestEvaluateTxEffects(t *testing.T) {
 			f: call(addrToken, approveOf(addrToken, addrRouter, big.NewInt(1), 0)), wantDeny: GuardrailTokenAllowlist,
 		},
 		"unknown inner token": {
-			g: Guardrails{TxKnownTokensOnly: true},
-			f: call(addrRouter, TxEffect{Kind: TxEffectTokenTransfer, Token: addrToken2, Counterparty: addrFriend, Amount: big.NewInt(1), Depth: 1}),
+			g:        Guardrails{TxKnownTokensOnly: true},
+			f:        call(addrRouter, TxEffect{Kind: TxEffectTokenTransfer, Token: addrToken2, Counterparty: addrFriend, Amount: big.NewInt(1), Depth: 1}),
 			wantDeny: GuardrailKnownTokensOnly,
 		},
 		"known token": {g: Guardrails{TxKnownTokensOnly: true}, f: call(addrToken, transferOf(addrToken, addrFriend, 1, 0))},
