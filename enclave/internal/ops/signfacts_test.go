@@ -137,6 +137,16 @@ func TestTypedDataFactsDomain(t *testing.T) {
 	require.False(t, f.TypedData.DecodeFailed)
 }
 
+func TestNameMessageEffects(t *testing.T) {
+	got := nameMessageEffects([]policy.TxEffect{
+		{Kind: policy.TxEffectTokenTransfer},
+		{Kind: policy.TxEffectTokenTransfer, Function: "transfer", Selector: "0xa9059cbb", Depth: 1},
+		{Kind: policy.TxEffectPrivileged, Function: "delegatecall"},
+	}, "LimitOrder")
+	require.Equal(t, []string{"LimitOrder", "transfer", "delegatecall"}, []string{got[0].Function, got[1].Function, got[2].Function})
+	require.Nil(t, nameMessageEffects(nil, "Permit"))
+}
+
 // TestSignIntentJudgesEffects: the enclave counts the maximum fee, gates
 // every typed data and binds its domain to the request's chain.
 func TestSignIntentJudgesEffects(t *testing.T) {
