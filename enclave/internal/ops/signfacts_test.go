@@ -110,6 +110,11 @@ func TestTransactionFacts(t *testing.T) {
 	require.Nil(t, plain.Effects, "a plain transfer has no call effects")
 	require.Equal(t, big.NewInt(5), plain.Value)
 
+	var create policy.TxFacts
+	require.NoError(t, transactionFacts(&create, &evm.TxRequest{ChainID: 8453, Data: "0x6080604052"}, false))
+	require.Nil(t, create.Effects, "init code is not a call")
+	require.Equal(t, "", create.To)
+
 	require.ErrorIs(t, transactionFacts(&plain, &evm.TxRequest{ChainID: 8453, To: to, Gas: u64p(1), GasPrice: "x"}, false), wire.ErrBadRequest)
 }
 
