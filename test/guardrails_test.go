@@ -89,8 +89,13 @@ func TestGuardrailsDenyWithTheirName(t *testing.T) {
 			allowed: []map[string]any{{}}, denied: delegateTo(allowedTo), want: "tx_delegation_allowlist"},
 		"delegation allowlist": {fields: map[string]any{"tx_delegation_allowlist": []string{allowedTo}},
 			allowed: []map[string]any{delegateTo(allowedTo)}, denied: delegateTo(otherTo), want: "tx_delegation_allowlist"},
+		// An unknown selector is refused unless a tx_conditions allow rule
+		// names it (TestAttackCalldataToAllowlistedAddress), a malformed
+		// known call always.
 		"undecodable calldata": {fields: map[string]any{},
-			allowed: []map[string]any{{"data": "0xdeadbeef"}}, denied: map[string]any{"data": "0xa9059cbb0000"}, want: "tx_decode"},
+			allowed: []map[string]any{{}}, denied: map[string]any{"data": "0xdeadbeef"}, want: "tx_decode"},
+		"malformed calldata": {fields: map[string]any{},
+			allowed: []map[string]any{{}}, denied: map[string]any{"data": "0xa9059cbb0000"}, want: "tx_decode"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
