@@ -95,3 +95,19 @@ func (s *Store) AcceptInvite(ctx context.Context, inv PendingInvite, passwordHas
 		return insertEvent(ctx, tx, ev)
 	})
 }
+
+// InviteBlocked reports whether inviting emailKey to orgID would be
+// refused (CreateInvite's ErrConflict): the address belongs to a member or
+// has a pending invitation that has not expired. Checked before anything
+// is sealed for the invitee.
+func (s *Store) InviteBlocked(ctx context.Context, orgID, emailKey string) (bool, error) {
+	var blocked bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM org_members m JOIN users u ON u.id = m.user_id
+			WHERE m.org_id = $1 AND u.email_key = $2)
+		OR EXISTS (SELECT 1 FROM org_invites WHERE org_id = $1 AND email_key = $2 AND accepted_at IS NULL AND expires_at > now())`,
+		orgID, emailKey).Scan(&blocked)
+	if err != nil {
+		return false, fmt.Errorf("checking invitation: %w", err)
+	}
+	return blocked, nil
+}

@@ -70,6 +70,13 @@ func (h *Handlers) InviteMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := newID()
+	// A member or pending invitee is refused before anything is sealed
+	// (its sealed membership must not change).
+	if blocked, err := invites.InviteBlocked(r.Context(), p.OrgID, key); err != nil {
+		return err
+	} else if blocked {
+		return errInviteConflict
+	}
 	userID, exists, err := invites.InviteeUserID(r.Context(), key)
 	if err != nil {
 		return err
@@ -87,7 +94,7 @@ func (h *Handlers) InviteMember(w http.ResponseWriter, r *http.Request) error {
 		InvitedBy: p.ID, UserID: userID, Hash: hash, ExpiresAt: expires}, key,
 		entry.Prepare(http.StatusCreated))
 	if errors.Is(err, store.ErrConflict) {
-		return problem.New(http.StatusConflict, problem.TypeConflict, "this address is already a member or has a pending invitation")
+		return errInviteConflict
 	}
 	if err != nil {
 		return err
@@ -104,10 +111,13 @@ func (h *Handlers) InviteMember(w http.ResponseWriter, r *http.Request) error {
 // invitationStore is the storage of invitations' acceptance
 // (internal/store/invites.go).
 type invitationStore interface {
+	InviteBlocked(ctx context.Context, orgID, emailKey string) (bool, error)
 	InviteeUserID(ctx context.Context, emailKey string) (id string, exists bool, err error)
 	InviteByHash(ctx context.Context, hash []byte) (store.PendingInvite, error)
 	AcceptInvite(ctx context.Context, inv store.PendingInvite, passwordHash string, now time.Time, ev *auditchain.Event) error
 }
+
+var errInviteConflict = problem.New(http.StatusConflict, problem.TypeConflict, "this address is already a member or has a pending invitation")
 
 var errNoInvitations = problem.New(http.StatusServiceUnavailable, problem.TypeInternal, "invitations are not available")
 
