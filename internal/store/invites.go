@@ -50,7 +50,7 @@ func (s *Store) InviteByHash(ctx context.Context, hash []byte) (PendingInvite, e
 		expires_at, created_at, accepted_at IS NOT NULL FROM org_invites WHERE token_hash = $1`, hash).
 		Scan(&p.OrgID, &p.ID, &p.Email, &p.EmailKey, &p.Role, &p.InvitedBy, &userID, &p.ExpiresAt, &p.CreatedAt, &p.Accepted)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return PendingInvite{}, fmt.Errorf("finding invitation: %w", ErrNotFound)
+		return PendingInvite{}, NotFound("invitation")
 	}
 	if err != nil {
 		return PendingInvite{}, fmt.Errorf("finding invitation: %w", err)
@@ -73,7 +73,7 @@ func (s *Store) AcceptInvite(ctx context.Context, inv PendingInvite, passwordHas
 			return fmt.Errorf("accepting invitation: %w", err)
 		}
 		if tag.RowsAffected() != 1 {
-			return fmt.Errorf("accepting invitation: %w", ErrNotFound)
+			return NotFound("invitation")
 		}
 		if passwordHash != "" {
 			_, err := tx.Exec(ctx, `INSERT INTO users (id, email, email_key, password_hash) VALUES ($1, $2, $3, $4)`,
