@@ -224,10 +224,13 @@ func (h *Handlers) AcceptInvitation(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	_, err = h.Accounts.UserByID(r.Context(), inv.UserID)
+	u, err := h.Accounts.UserByID(r.Context(), inv.UserID)
 	newUser := errors.Is(err, store.ErrNotFound)
 	if err != nil && !newUser {
 		return err
+	}
+	if !newUser && now.Before(u.LockedUntil) {
+		return accountLocked(w, u.LockedUntil)
 	}
 	hash := ""
 	if newUser {
@@ -249,6 +252,9 @@ func (h *Handlers) AcceptInvitation(w http.ResponseWriter, r *http.Request) erro
 	// sealed at invitation.
 	minted, err = h.Minter.Password(r.Context(), inv.UserID, inv.OrgID, *in.Password, nil)
 	if errors.Is(err, auth.ErrInvalidToken) || errors.Is(err, auth.ErrNoRecord) {
+		if !newUser { // counted towards the account's lockout like a sign-in
+			return h.passwordFailed(w, r, inv.UserID, errBadCredentials)
+		}
 		return errBadCredentials
 	}
 	if err != nil {
