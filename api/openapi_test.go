@@ -57,6 +57,7 @@ var implementedRoutes = []implementedRoute{
 	{"PATCH", "/v1/auth/settings", "UserOnly"},
 	{"GET", "/v1/org/members", "UserOnly"},
 	{"POST", "/v1/org/invite", "UserOnly"},
+	{"POST", "/v1/org/invitations/accept", "Public"},
 	{"PATCH", "/v1/org/members/{user_id}", "UserOnly"},
 	{"DELETE", "/v1/org/members/{user_id}", "UserOnly"},
 	{"GET", "/v1/security/ip-rules", "UserOnly"},
@@ -226,7 +227,7 @@ func routeKey(r implementedRoute) string { return r.Method + " " + r.Pattern }
 
 func TestRoutesMatchProxyRouteTable(t *testing.T) {
 	parsed := parseRoutesFile(t)
-	require.Len(t, implementedRoutes, 94)
+	require.Len(t, implementedRoutes, 95)
 	require.ElementsMatch(t, implementedRoutes, parsed, "proxy/routes.go changed: update openapi.yaml and implementedRoutes")
 
 	doc := loadDoc(t, YAML())
@@ -288,7 +289,8 @@ func TestOperationsDocumentAccessLevel(t *testing.T) {
 				// decisions and the tier's resource caps.
 				if forbidden != nil {
 					require.Contains(t, []string{"#/components/responses/AgentsOnly", "#/components/responses/PolicyDenied",
-						"#/components/responses/PolicyDeniedOrForbidden", "#/components/responses/ResourceLimitExceeded"}, forbidden.Ref)
+						"#/components/responses/PolicyDeniedOrForbidden", "#/components/responses/ResourceLimitExceeded",
+						"#/components/responses/ForbiddenOrResourceLimit"}, forbidden.Ref)
 				}
 			default:
 				t.Fatalf("unknown access level %q", r.Access)

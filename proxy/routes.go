@@ -32,6 +32,7 @@ func Routes(h *handlers.Handlers) []Route {
 
 		{http.MethodGet, "/v1/org/members", UserOnly, "org.member.list", h.ListMembers, nil},
 		{http.MethodPost, "/v1/org/invite", UserOnly, "org.invite.create", h.InviteMember, nil},
+		{http.MethodPost, "/v1/org/invitations/accept", Public, "org.invite.accept", h.AcceptInvitation, nil},
 		{http.MethodPatch, "/v1/org/members/{user_id}", UserOnly, "org.member.update", h.UpdateMember, nil},
 		{http.MethodDelete, "/v1/org/members/{user_id}", UserOnly, "org.member.delete", h.RemoveMember, nil},
 

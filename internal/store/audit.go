@@ -95,6 +95,17 @@ func (s *Store) ListEvents(ctx context.Context, orgID, action string, before int
 		orgID, action, before, limit))
 }
 
+// ListActorEvents is ListEvents narrowed to what a member may see: events
+// whose actor is userID, or an agent of orgID that userID created.
+func (s *Store) ListActorEvents(ctx context.Context, orgID, userID, action string, before int64, limit int) ([]*auditchain.Event, error) {
+	return collectEvents(s.pool.Query(ctx, `SELECT `+eventColumns+` FROM audit_events
+		WHERE org_id = $1 AND ($2 = '' OR action = $2) AND ($3 = 0 OR id < $3)
+		AND ((actor_type = 'user' AND actor_id = $5) OR (actor_type = 'agent' AND actor_id IN
+			(SELECT id::text FROM agents WHERE org_id = $1 AND created_by::text = $5)))
+		ORDER BY id DESC LIMIT $4`,
+		orgID, action, before, limit, userID))
+}
+
 // ChainEvents returns sealed events of one chain in chain order after seq.
 func (s *Store) ChainEvents(ctx context.Context, orgID string, afterSeq int64, limit int) ([]*auditchain.Event, error) {
 	return collectEvents(s.pool.Query(ctx, `SELECT `+eventColumns+` FROM audit_events

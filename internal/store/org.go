@@ -48,6 +48,7 @@ type Invite struct {
 	Email     string
 	Role      string
 	InvitedBy string
+	UserID    string // the invitee's user id, chosen at invitation
 	Hash      []byte
 	ExpiresAt time.Time
 	CreatedAt time.Time
@@ -72,9 +73,9 @@ func (s *Store) CreateInvite(ctx context.Context, in Invite, emailKey string, ev
 			AND accepted_at IS NULL AND expires_at <= now()`, in.OrgID, emailKey); err != nil {
 			return fmt.Errorf("replacing expired invitation: %w", err)
 		}
-		err := tx.QueryRow(ctx, `INSERT INTO org_invites (org_id, id, email, email_key, role, token_hash, invited_by, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at`,
-			in.OrgID, in.ID, in.Email, emailKey, in.Role, in.Hash, in.InvitedBy, in.ExpiresAt).Scan(&out.CreatedAt)
+		err := tx.QueryRow(ctx, `INSERT INTO org_invites (org_id, id, email, email_key, role, token_hash, invited_by, expires_at, user_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, nullif($9, '')::uuid) RETURNING created_at`,
+			in.OrgID, in.ID, in.Email, emailKey, in.Role, in.Hash, in.InvitedBy, in.ExpiresAt, in.UserID).Scan(&out.CreatedAt)
 		if pgCode(err) == codeUniqueViolation {
 			return fmt.Errorf("inviting: already invited: %w", ErrConflict)
 		}

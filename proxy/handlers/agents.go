@@ -15,9 +15,13 @@ import (
 // AgentKeyPrefix starts every agent API key.
 const AgentKeyPrefix = "ocv_"
 
-// CreateAgent answers POST /v1/agents (human users): the agent, its id as
-// agent_id and its API key, shown once; only the key's SHA-256 is stored.
+// CreateAgent answers POST /v1/agents (owners and admins; the enclave
+// seals an agent's record only for them): the agent, its id as agent_id
+// and its API key, shown once; only the key's SHA-256 is stored.
 func (h *Handlers) CreateAgent(w http.ResponseWriter, r *http.Request) error {
+	if err := orgAdmin(r, "create agents"); err != nil {
+		return err
+	}
 	var body map[string]json.RawMessage
 	if err := decodeJSON(r, &body); err != nil {
 		return err

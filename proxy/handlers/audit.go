@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/hex"
 	"net/http"
 	"strconv"
@@ -11,9 +12,16 @@ import (
 	"github.com/opencustody/ocv/proxy/auditlog"
 )
 
-// ListAuditEvents answers GET /v1/audit/events?limit=&action=&cursor=: the
-// caller's organization's events, newest first, with their chain fields
-// once the sealer has chained them.
+// actorEvents lists the events a member may see (store.ListActorEvents).
+type actorEvents interface {
+	ListActorEvents(ctx context.Context, orgID, userID, action string, before int64, limit int) ([]*auditchain.Event, error)
+}
+
+// ListAuditEvents answers GET /v1/audit/events?limit=&action=&cursor=:
+// newest first, with their chain fields once the sealer has chained them.
+// Owners and admins see the organization's events; a member sees only the
+// events it is the actor of and those of agents it created (a member's
+// view is not widened by vault policies: the audit log is not a vault).
 func (h *Handlers) ListAuditEvents(w http.ResponseWriter, r *http.Request) error {
 	limit, cursor, err := pageParams(r)
 	if err != nil {
@@ -30,7 +38,15 @@ func (h *Handlers) ListAuditEvents(w http.ResponseWriter, r *http.Request) error
 		return problem.BadRequest(problem.TypeInvalidRequest, "action must be at most 128 bytes")
 	}
 	auditlog.FromContext(r.Context()).SetResource("audit/events")
-	evs, err := h.Vaults.ListEvents(r.Context(), principal(r).OrgID, action, before, limit+1)
+	p := principal(r)
+	var evs []*auditchain.Event
+	if bypasses(p) {
+		evs, err = h.Vaults.ListEvents(r.Context(), p.OrgID, action, before, limit+1)
+	} else if ae, ok := h.Vaults.(actorEvents); ok {
+		evs, err = ae.ListActorEvents(r.Context(), p.OrgID, p.ID, action, before, limit+1)
+	} else { // fail closed: no narrowed listing, no listing
+		return problem.New(http.StatusForbidden, problem.TypeForbidden, "only owners and admins may list the audit log")
+	}
 	if err != nil {
 		return err
 	}

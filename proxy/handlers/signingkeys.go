@@ -8,16 +8,21 @@ import (
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
+	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/intents"
 	"github.com/opencustody/ocv/proxy/metering"
 )
 
 // CreateSigningKey answers POST /v1/agents/{id}/signing-keys: a new key for
-// the chain, generated in the HSM (409 when the agent has one).
+// the chain, generated in the HSM (409 when the agent has one), for an
+// owner or admin or the agent itself (members: 403).
 func (h *Handlers) CreateSigningKey(w http.ResponseWriter, r *http.Request) error {
 	a, err := h.agentOf(r)
 	if err != nil {
 		return err
+	}
+	if !mayManageKeys(principal(r), nil, false) {
+		return errKeysAdminOnly
 	}
 	var in api.SigningKeyCreate
 	if err := decodeJSON(r, &in); err != nil {
@@ -45,16 +50,27 @@ func (h *Handlers) CreateSigningKey(w http.ResponseWriter, r *http.Request) erro
 	return writeJSON(w, http.StatusCreated, intents.SigningKeyOf(k))
 }
 
-// errKeysAdminOnly answers a member who would retire an agent's key: the
-// enclave destroys retired versions only for an owner or admin.
+// errKeysAdminOnly answers a member who would create, import, rotate or
+// delete an agent's signing key: the enclave makes, imports and destroys
+// key versions for humans only when they are an owner or admin.
 var errKeysAdminOnly = problem.New(http.StatusForbidden, problem.TypeForbidden,
-	"only owners and admins may rotate, replace or delete an agent's signing key")
+	"only owners and admins may create, import, rotate or delete an agent's signing key")
+
+// mayManageKeys reports whether p may make a key version: an owner or
+// admin, or (a new key only, never a rotation or an import) the agent
+// itself, as the enclave decides too (enclave/internal/ops.SigningKey).
+func mayManageKeys(p auth.Principal, private []byte, rotate bool) bool {
+	if p.Type == auth.PrincipalAgent {
+		return !rotate && len(private) == 0
+	}
+	return bypasses(p)
+}
 
 // makeSigningKey has the intents service make (or import) the agent's
 // next key version for the request's caller; rotate retires the active
 // version (owners and admins only: the retired versions are destroyed).
 func (h *Handlers) makeSigningKey(r *http.Request, a store.Agent, chain string, private []byte, rotate bool) (store.SigningKey, error) {
-	if rotate && !bypasses(principal(r)) {
+	if !mayManageKeys(principal(r), private, rotate) {
 		clear(private)
 		return store.SigningKey{}, errKeysAdminOnly
 	}

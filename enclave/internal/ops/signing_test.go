@@ -24,7 +24,7 @@ const (
 // token with the intents flag and the key's public point.
 func agentWithKey(t testing.TB, f *fixture) (string, keyvault.Secp256k1Point) {
 	t.Helper()
-	owner := f.token(t, claimsFor(signOrg, "user", "owner-1", "member"))
+	owner := f.token(t, claimsFor(signOrg, "user", "owner-1", "owner"))
 	var resp wire.SigningKeyResponse
 	require.NoError(t, f.call(t, wire.OpSigningKey, &wire.SigningKeyRequest{Token: owner, OrgID: signOrg, AgentID: signAgent,
 		Chain: "ethereum", Version: 1}, &resp))
@@ -73,6 +73,7 @@ func TestSigningKeyRefusals(t *testing.T) {
 		"fail another agent": {req: wire.SigningKeyRequest{Token: agentTok("someone-else"), OrgID: signOrg, AgentID: signAgent, Chain: "ethereum", Version: 1}, want: wire.ErrForbidden},
 		"fail agent imports": {req: wire.SigningKeyRequest{Token: agentTok(signAgent), OrgID: signOrg, AgentID: signAgent, Chain: "ethereum", Version: 1, Private: make([]byte, 32)}, want: wire.ErrForbidden},
 		"fail no token":      {req: wire.SigningKeyRequest{OrgID: signOrg, AgentID: signAgent, Chain: "ethereum", Version: 1}, want: wire.ErrForbidden},
+		"fail member":        {req: wire.SigningKeyRequest{Token: f.token(t, claimsFor(signOrg, "user", "member-1", "member")), OrgID: signOrg, AgentID: signAgent, Chain: "ethereum", Version: 1}, want: wire.ErrForbidden},
 		"fail version zero":  {req: wire.SigningKeyRequest{Token: agentTok(signAgent), OrgID: signOrg, AgentID: signAgent, Chain: "ethereum"}, want: wire.ErrBadRequest},
 	}
 	for name, tc := range tests {

@@ -63,9 +63,9 @@ func publicBytes(pub any) ([]byte, error) {
 	return nil, fmt.Errorf("%w: unexpected public key type %T", wire.ErrInternal, pub)
 }
 
-// SigningKey makes (or imports) a version of an agent's signing key. A
-// human of the organization may do either; the agent itself may only have
-// a key generated.
+// SigningKey makes (or imports) a version of an agent's signing key. An
+// owner or admin of the organization may do either; the agent itself may
+// only have a key generated; a member neither.
 func (h *Handler) SigningKey(ctx context.Context, req *wire.SigningKeyRequest) (*wire.SigningKeyResponse, error) {
 	alg, ok := chainAlgorithms[req.Chain]
 	if !ok {
@@ -83,6 +83,8 @@ func (h *Handler) SigningKey(ctx context.Context, req *wire.SigningKeyRequest) (
 		return nil, forbidden("token of another organization")
 	case c.PrincipalType == policy.PrincipalAgent && (c.Subject != req.AgentID || len(req.Private) > 0):
 		return nil, forbidden("an agent may only have its own key generated")
+	case c.PrincipalType == policy.PrincipalUser && !c.Role.BypassesPolicies():
+		return nil, forbidden("only an owner or admin makes or imports an agent's key")
 	}
 	ref, err := signingKeyRef(c.OrgID, req.AgentID, req.Chain, req.Version)
 	if err != nil {

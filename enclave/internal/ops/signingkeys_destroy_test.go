@@ -13,7 +13,7 @@ import (
 // makeVersions makes versions 1..n of the agent's ethereum key in org.
 func makeVersions(t *testing.T, f *fixture, org string, n uint32) {
 	t.Helper()
-	human := f.token(t, claimsFor(org, "user", "h-"+org, "member"))
+	human := f.token(t, claimsFor(org, "user", "h-"+org, "admin"))
 	for v := uint32(1); v <= n; v++ {
 		var resp wire.SigningKeyResponse
 		require.NoError(t, f.call(t, wire.OpSigningKey, &wire.SigningKeyRequest{Token: human, OrgID: org, AgentID: signAgent,
@@ -37,7 +37,7 @@ func TestSigningKeyIDBindsOrganization(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, a.Public, b.Public)
 
-	human := f.token(t, claimsFor(signOrg, "user", "h", "member"))
+	human := f.token(t, claimsFor(signOrg, "user", "h", "owner"))
 	for name, agent := range map[string]string{"slash": "a/b", "colon": "a:v1", "empty": ""} {
 		t.Run("fail agent id with "+name, func(t *testing.T) {
 			var resp wire.SigningKeyResponse
@@ -126,7 +126,7 @@ func TestDestroySigningKeyRotationAndDelete(t *testing.T) {
 
 func makeVersionsFrom(t *testing.T, f *fixture, from, to uint32) {
 	t.Helper()
-	human := f.token(t, claimsFor(signOrg, "user", "h", "member"))
+	human := f.token(t, claimsFor(signOrg, "user", "h", "owner"))
 	for v := from; v <= to; v++ {
 		var resp wire.SigningKeyResponse
 		require.NoError(t, f.call(t, wire.OpSigningKey, &wire.SigningKeyRequest{Token: human, OrgID: signOrg, AgentID: signAgent,
