@@ -208,8 +208,8 @@ func TestIntentsAgentCannotReadKeys(t *testing.T) {
 		"principal_type": "agent", "principal_id": id, "permissions": []string{"read"}, "effect": "allow"})
 	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
 	agent := agentJWT(t, s, id, key)
-	requireProblem(t, s.Do("GET", "/v1/vaults/"+vault+"/secrets/wallet/key", agent, nil), http.StatusForbidden, "forbidden")
-	requireProblem(t, s.Do("GET", "/v1/vaults/"+vault+"/secrets/ssh/deploy", agent, nil), http.StatusForbidden, "forbidden")
+	requireProblem(t, s.Do("GET", "/v1/vaults/"+vault+"/secrets/wallet/key", agent, nil), http.StatusForbidden, "private_key_blocked")
+	requireProblem(t, s.Do("GET", "/v1/vaults/"+vault+"/secrets/ssh/deploy", agent, nil), http.StatusForbidden, "private_key_blocked")
 	r = s.Do("GET", "/v1/vaults/"+vault+"/secrets/api/token", agent, nil)
 	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 }

@@ -29,6 +29,9 @@ const (
 	TypeInternal           = "internal_error"
 	TypeAuditUnavailable   = "audit_unavailable"
 	TypeStorageUnavailable = "storage_unavailable"
+	// TypePrivateKeyBlocked: an agent with the intents API enabled asked
+	// for the value of a private_key or ssh_key secret (or shared one).
+	TypePrivateKeyBlocked = "private_key_blocked"
 	// Metering and limits (the middlewares of proxy/ratelimit,
 	// proxy/metering and proxy/idempotency answer them with these slugs).
 	TypePaymentRequired       = "payment_required"
@@ -51,6 +54,15 @@ const (
 // "guardrail_<name>".
 func Guardrail(name, detail string) *Problem {
 	return New(http.StatusForbidden, guardrailPrefix+name, detail)
+}
+
+// PrivateKeyBlocked is the 403 answer to an agent with the intents API
+// enabled asking for a private_key or ssh_key value, or to share one (the
+// enclave refuses the same by the type bound into the sealed value).
+func PrivateKeyBlocked() *Problem {
+	return New(http.StatusForbidden, TypePrivateKeyBlocked,
+		"an agent with the intents API enabled signs through OCV and cannot read or share private_key or ssh_key secrets "+
+			"(nor a value sealed before secret types were bound into it, until it is written again)")
 }
 
 // Problem is an error with an HTTP answer. Detail is shown to the client, so

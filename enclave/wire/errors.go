@@ -29,23 +29,29 @@ const (
 	// does not extend the last signed head. A replay or a lost race
 	// between two changes; re-read and retry.
 	Conflict Code = 10
+	// PrivateKeyBlocked: the value is a private_key or ssh_key (by the
+	// type bound into its sealed blob; a legacy blob that binds no type
+	// counts as one) and the caller is an agent with the intents API,
+	// which signs through the enclave and never reads raw keys.
+	PrivateKeyBlocked Code = 11
 )
 
 // lastCode is the highest Code defined.
-const lastCode = Conflict
+const lastCode = PrivateKeyBlocked
 
 // Sentinel errors, one per non-OK Code.
 var (
-	ErrBadRequest      = errors.New("enclave: bad request")
-	ErrNotFound        = errors.New("enclave: not found")
-	ErrIntegrity       = errors.New("enclave: integrity check failed")
-	ErrUnauthenticated = errors.New("enclave: frame not authenticated")
-	ErrReplay          = errors.New("enclave: replayed frame")
-	ErrStale           = errors.New("enclave: stale frame")
-	ErrUnavailable     = errors.New("enclave: unavailable")
-	ErrInternal        = errors.New("enclave: internal error")
-	ErrForbidden       = errors.New("enclave: forbidden")
-	ErrConflict        = errors.New("enclave: not the newest version")
+	ErrBadRequest        = errors.New("enclave: bad request")
+	ErrNotFound          = errors.New("enclave: not found")
+	ErrIntegrity         = errors.New("enclave: integrity check failed")
+	ErrUnauthenticated   = errors.New("enclave: frame not authenticated")
+	ErrReplay            = errors.New("enclave: replayed frame")
+	ErrStale             = errors.New("enclave: stale frame")
+	ErrUnavailable       = errors.New("enclave: unavailable")
+	ErrInternal          = errors.New("enclave: internal error")
+	ErrForbidden         = errors.New("enclave: forbidden")
+	ErrConflict          = errors.New("enclave: not the newest version")
+	ErrPrivateKeyBlocked = errors.New("enclave: private keys are not opened for an intents agent")
 )
 
 // ErrAddress marks an enclave address that does not parse. It never crosses
@@ -54,17 +60,18 @@ var ErrAddress = errors.New("invalid enclave address")
 
 // codeErrors is indexed by Code; the order of checks in CodeOf follows it.
 var codeErrors = [...]error{
-	OK:              nil,
-	BadRequest:      ErrBadRequest,
-	NotFound:        ErrNotFound,
-	Integrity:       ErrIntegrity,
-	Unauthenticated: ErrUnauthenticated,
-	Replay:          ErrReplay,
-	Stale:           ErrStale,
-	Unavailable:     ErrUnavailable,
-	Internal:        ErrInternal,
-	Forbidden:       ErrForbidden,
-	Conflict:        ErrConflict,
+	OK:                nil,
+	BadRequest:        ErrBadRequest,
+	NotFound:          ErrNotFound,
+	Integrity:         ErrIntegrity,
+	Unauthenticated:   ErrUnauthenticated,
+	Replay:            ErrReplay,
+	Stale:             ErrStale,
+	Unavailable:       ErrUnavailable,
+	Internal:          ErrInternal,
+	Forbidden:         ErrForbidden,
+	Conflict:          ErrConflict,
+	PrivateKeyBlocked: ErrPrivateKeyBlocked,
 }
 
 // CodeOf maps an error to its Code: nil is OK, an error wrapping one of the
@@ -119,6 +126,8 @@ func (c Code) String() string {
 		return "forbidden"
 	case Conflict:
 		return "conflict"
+	case PrivateKeyBlocked:
+		return "private_key_blocked"
 	default:
 		return "unknown"
 	}

@@ -5,6 +5,12 @@ package wire
 //
 // Token, PolicySet, PolicyMAC and ClientIP are the caller's authorisation
 // for a write of Path (see "Caller authorisation" in messages_policy.go).
+//
+// SecretType is the secret's type (e.g. "private_key"; at most
+// MaxSecretTypeLen of [a-z0-9_]): the enclave binds it into the blob, and
+// reads it back from there, never from the caller, when it decides whether
+// the value may be opened (a private_key or ssh_key is never opened for an
+// agent with the intents API; ErrPrivateKeyBlocked).
 type SealRequest struct {
 	OrgID         string
 	VaultID       string
@@ -16,7 +22,11 @@ type SealRequest struct {
 	PolicySet     []byte
 	PolicyMAC     []byte
 	ClientIP      string
+	SecretType    string
 }
+
+// MaxSecretTypeLen bounds SealRequest.SecretType.
+const MaxSecretTypeLen = 32
 
 // Append implements Message.
 func (m *SealRequest) Append(b []byte) ([]byte, error) {
@@ -29,7 +39,10 @@ func (m *SealRequest) Append(b []byte) ([]byte, error) {
 	if b, err = appendBytes(b, m.Plaintext, MaxPlaintextLen, "plaintext"); err != nil {
 		return b, err
 	}
-	return appendCaller(b, m.Token, m.PolicySet, m.PolicyMAC, m.ClientIP)
+	if b, err = appendCaller(b, m.Token, m.PolicySet, m.PolicyMAC, m.ClientIP); err != nil {
+		return b, err
+	}
+	return appendString(b, m.SecretType, MaxSecretTypeLen, "secret type")
 }
 
 // Decode implements Message.
@@ -40,6 +53,7 @@ func (m *SealRequest) Decode(b []byte) error {
 	m.KEKVersion = d.u32("kek version")
 	m.Plaintext = d.bytes(MaxPlaintextLen, "plaintext")
 	m.Token, m.PolicySet, m.PolicyMAC, m.ClientIP = d.caller()
+	m.SecretType = d.str(MaxSecretTypeLen, "secret type")
 	return d.finish()
 }
 

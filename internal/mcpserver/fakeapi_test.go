@@ -36,10 +36,11 @@ type fakeAPI struct {
 	policies  []map[string]any
 	forbidden map[string]bool // vault/path answering 403
 
-	meCalls  int                    // GET /v1/agents/me answered
-	meDenied bool                   // GET /v1/agents/me answers 403 (a human token)
-	intents  []intentReq            // requests to the agent's Intents routes, in order
-	refuse   map[string]fakeProblem // "METHOD suffix" → problem answered instead
+	meCalls   int                    // GET /v1/agents/me answered
+	meDenied  bool                   // GET /v1/agents/me answers 403 (a human token)
+	noIntents bool                   // GET /v1/agents/me says intents_api_enabled false
+	intents   []intentReq            // requests to the agent's Intents routes, in order
+	refuse    map[string]fakeProblem // "METHOD suffix" → problem answered instead
 }
 
 // intentReq is one request to /v1/agents/{id}/…, as the fake received it.
@@ -228,7 +229,7 @@ func (f *fakeAPI) serveAgents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.meCalls++
-		f.reply(w, 200, map[string]any{"id": fakeAgentID, "name": "claude", "intents_api_enabled": true})
+		f.reply(w, 200, map[string]any{"id": fakeAgentID, "name": "claude", "intents_api_enabled": !f.noIntents})
 		return
 	}
 	suffix, ok := strings.CutPrefix(r.URL.Path, "/v1/agents/"+fakeAgentID)

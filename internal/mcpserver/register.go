@@ -91,6 +91,8 @@ func (t *tools) register(srv *mcp.Server) {
 			"(ocv://<vault_id>/<path>#v<version>); NAME is the last path segment upper-cased with other characters " +
 			"turned into '_'. This server does not reveal values."
 	}
+	envDoc += " Secrets this agent may not read are listed under denied with the reason (private_key_blocked: " +
+		"an agent with the Intents API never reads private_key or ssh_key secrets; it signs through OCV)."
 	mcp.AddTool(srv, &mcp.Tool{Name: "get_env_bundle", Annotations: readOnly(), Description: envDoc,
 		InputSchema: schemaFor[envBundleArgs](nil)}, t.getEnvBundle)
 	mcp.AddTool(srv, &mcp.Tool{Name: "create_vault",

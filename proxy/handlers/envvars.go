@@ -32,7 +32,9 @@ type envLayer struct{ source, vaultID, prefix string }
 
 // ResolveEnvVars answers GET /v1/vaults/{id}/env-vars/resolve[?branch=].
 // Values are decrypted by the enclave with the caller's own authority;
-// paths the caller may not read are listed in denied, never resolved.
+// paths the caller may not read are listed in denied, never resolved: for
+// an agent with the intents API that includes every private_key and
+// ssh_key secret (reason private_key_blocked).
 func (h *Handlers) ResolveEnvVars(w http.ResponseWriter, r *http.Request) error {
 	vaultID, err := pathID(r, "id", "vault")
 	if err != nil {
@@ -109,6 +111,10 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *api.EnvVarsRes
 			entry.Reason = "policy_denied"
 			out.Denied = append(out.Denied, entry)
 			continue
+		case intentsKeyBlocked(p, s.Type):
+			entry.Reason = problem.TypePrivateKeyBlocked
+			out.Denied = append(out.Denied, entry)
+			continue
 		}
 		sec, sealed, err := h.Vaults.GetSecret(ctx, p.OrgID, l.vaultID, s.Path)
 		if errors.Is(err, store.ErrNotFound) {
@@ -118,6 +124,13 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *api.EnvVarsRes
 			return err
 		}
 		plain, err := h.openSecret(ctx, c, access, sec, sealed)
+		if errors.Is(err, wire.ErrPrivateKeyBlocked) {
+			// The type bound into the sealed value (or a legacy value
+			// that binds none), whatever the row says.
+			entry.Reason = problem.TypePrivateKeyBlocked
+			out.Denied = append(out.Denied, entry)
+			continue
+		}
 		if errors.Is(err, wire.ErrForbidden) {
 			entry.Reason = "denied by the enclave"
 			out.Denied = append(out.Denied, entry)

@@ -70,7 +70,7 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 		func(ctx context.Context, version uint32) (store.Sealed, error) {
 			resp, err := h.Enclave.Seal(ctx, wire.SealRequest{OrgID: p.OrgID, VaultID: vaultID, Path: path,
 				SecretVersion: version, Plaintext: value, Token: c.Token, ClientIP: c.ClientIP,
-				PolicySet: access.set, PolicyMAC: access.mac})
+				PolicySet: access.set, PolicyMAC: access.mac, SecretType: *in.Type})
 			if errors.Is(err, wire.ErrNotFound) {
 				// No KEK of this organization for this vault id: the vault
 				// is not the caller's, answered like one that exists nowhere.
@@ -116,8 +116,7 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 		return problem.New(http.StatusGone, problem.TypeGone, "the secret expired at "+sec.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	if intentsKeyBlocked(p, sec.Type) {
-		return problem.New(http.StatusForbidden, problem.TypeForbidden,
-			"an agent with the intents API enabled signs through it and cannot read private_key or ssh_key secrets")
+		return problem.PrivateKeyBlocked()
 	}
 	c, err := h.caller(r.Context())
 	if err != nil {

@@ -52,6 +52,9 @@ func (h *Handlers) CreateShare(w http.ResponseWriter, r *http.Request) error {
 	if _, err := h.authorize(r, sec.VaultID, sec.Path, policy.PermissionRead); err != nil {
 		return err
 	}
+	if intentsKeyBlocked(p, sec.Type) { // the enclave refuses to open it anyway
+		return problem.PrivateKeyBlocked()
+	}
 	sh := store.Share{OrgID: p.OrgID, ID: uuid.New().String(), SecretID: sec.ID, VaultID: sec.VaultID,
 		Path: sec.Path, CreatorType: p.Type, CreatorID: p.ID, RecipientType: *in.RecipientType, ExpiresAt: *in.ExpiresAt,
 		MaxAccessCount: *in.MaxAccessCount, IPAllowlist: in.IPAllowlist}

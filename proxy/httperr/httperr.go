@@ -36,6 +36,8 @@ func Problem(err error) *problem.Problem {
 	case errors.Is(err, wire.ErrIntegrity):
 		return problem.New(http.StatusInternalServerError, problem.TypeIntegrity,
 			"the stored value failed its integrity check and was not decrypted")
+	case errors.Is(err, wire.ErrPrivateKeyBlocked):
+		return problem.PrivateKeyBlocked()
 	case errors.Is(err, wire.ErrForbidden):
 		// The enclave refused to act for this caller: its own check of the
 		// token and the vault's policy set disagrees with the proxy's.

@@ -8,12 +8,32 @@ import (
 
 const (
 	blobV1        = 1
+	blobV2        = 2
 	blobHeaderLen = 1 + 4
 	dekSize       = 32
 	gcmNonceSize  = 12
 	gcmTagSize    = 16
 	aadDomain     = "ocv-envelope-v1"
+	aadDomainV2   = "ocv-envelope-v2"
+	// MaxSecretTypeLen bounds the secret type a version-2 blob carries.
+	MaxSecretTypeLen = 32
 )
+
+// Blob formats. Version 1 (legacy, still opened):
+//
+//	1 | kek version (4) | nonce | ciphertext | tag
+//	AAD: "ocv-envelope-v1" | org | vault | path | secret version
+//
+// Version 2 (every new seal) carries the secret's type in the clear and
+// binds it into the AAD, so the enclave reads a type it authenticates
+// rather than one the proxy or the database tells it:
+//
+//	2 | kek version (4) | type length (1) | type | nonce | ciphertext | tag
+//	AAD: "ocv-envelope-v2" | org | vault | path | secret version | type
+//
+// A version-1 blob has no bound type: the enclave treats it as possibly a
+// private key (see TypeOf and docs/threat-model.md "Private keys and the
+// intents API").
 
 // Locator names one secret version; it is bound into the AAD.
 type Locator struct {
@@ -77,7 +97,7 @@ func ValidKeyNamePart(s string) bool {
 // docs/threat-model.d/keys.md).
 func kekID(orgID, vaultID string) string { return "kek/" + orgID + "/" + vaultID }
 
-// appendAAD appends the additional data of a locator.
+// appendAAD appends the additional data of a locator (version 1).
 func appendAAD(b []byte, l Locator) []byte {
 	b = append(b, aadDomain...)
 	b = appendField(b, l.OrgID)
@@ -86,32 +106,105 @@ func appendAAD(b []byte, l Locator) []byte {
 	return binary.BigEndian.AppendUint32(b, l.SecretVersion)
 }
 
+// appendAADV2 appends the additional data of a locator and a secret type
+// (version 2).
+func appendAADV2(b []byte, l Locator, secretType string) []byte {
+	b = append(b, aadDomainV2...)
+	b = appendField(b, l.OrgID)
+	b = appendField(b, l.VaultID)
+	b = appendField(b, l.Path)
+	b = binary.BigEndian.AppendUint32(b, l.SecretVersion)
+	return appendField(b, secretType)
+}
+
+// ValidSecretType reports whether t can be bound into a blob: empty (an
+// untyped value), or 1 to MaxSecretTypeLen characters from [a-z0-9_].
+func ValidSecretType(t string) bool {
+	if len(t) > MaxSecretTypeLen {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 func appendField(b []byte, s string) []byte {
 	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
 	return append(b, s...)
 }
 
-// parseBlob splits a blob into its KEK version and its AEAD part. It never
+// parsedBlob is a blob's header and AEAD part. The type is not
+// authenticated until the AEAD part opens under the AAD that binds it.
+type parsedBlob struct {
+	version    byte
+	kekVersion uint32
+	secretType string
+	sealed     []byte
+}
+
+// parseBlob splits a blob into its header and its AEAD part. It never
 // panics on short or unknown input.
-func parseBlob(blob []byte) (kekVersion uint32, sealed []byte, err error) {
+func parseBlob(blob []byte) (parsedBlob, error) {
 	if len(blob) == 0 {
-		return 0, nil, fmt.Errorf("%w: empty blob", ErrIntegrity)
+		return parsedBlob{}, fmt.Errorf("%w: empty blob", ErrIntegrity)
 	}
-	if blob[0] != blobV1 {
-		return 0, nil, fmt.Errorf("%w: version %d", ErrUnsupportedFormat, blob[0])
+	p := parsedBlob{version: blob[0]}
+	if p.version != blobV1 && p.version != blobV2 {
+		return parsedBlob{}, fmt.Errorf("%w: version %d", ErrUnsupportedFormat, blob[0])
 	}
-	if len(blob) < blobHeaderLen+gcmNonceSize+gcmTagSize {
-		return 0, nil, fmt.Errorf("%w: short blob", ErrIntegrity)
+	if len(blob) < blobHeaderLen {
+		return parsedBlob{}, fmt.Errorf("%w: short blob", ErrIntegrity)
 	}
-	kekVersion = binary.BigEndian.Uint32(blob[1:5])
-	if kekVersion == 0 {
-		return 0, nil, fmt.Errorf("%w: kek version 0", ErrIntegrity)
+	p.kekVersion = binary.BigEndian.Uint32(blob[1:5])
+	if p.kekVersion == 0 {
+		return parsedBlob{}, fmt.Errorf("%w: kek version 0", ErrIntegrity)
 	}
-	return kekVersion, blob[blobHeaderLen:], nil
+	rest := blob[blobHeaderLen:]
+	if p.version == blobV2 {
+		if len(rest) == 0 || int(rest[0]) > MaxSecretTypeLen || len(rest) < 1+int(rest[0]) {
+			return parsedBlob{}, fmt.Errorf("%w: bad type field", ErrIntegrity)
+		}
+		n := int(rest[0])
+		p.secretType = string(rest[1 : 1+n])
+		if !ValidSecretType(p.secretType) {
+			return parsedBlob{}, fmt.Errorf("%w: bad type field", ErrIntegrity)
+		}
+		rest = rest[1+n:]
+	}
+	if len(rest) < gcmNonceSize+gcmTagSize {
+		return parsedBlob{}, fmt.Errorf("%w: short blob", ErrIntegrity)
+	}
+	p.sealed = rest
+	return p, nil
+}
+
+// TypeOf reads the secret type a blob claims, without opening it: typed is
+// false for a version-1 blob, which binds no type. The type is NOT yet
+// authenticated: Open fails (ErrIntegrity) on a blob whose type was
+// edited, so a caller that refuses some types checks TypeOf before Open
+// and opens only what it would hand out under that type.
+func TypeOf(blob []byte) (secretType string, typed bool, err error) {
+	p, err := parseBlob(blob)
+	if err != nil {
+		return "", false, err
+	}
+	return p.secretType, p.version == blobV2, nil
 }
 
 // appendBlobHeader appends the version-1 header.
 func appendBlobHeader(b []byte, kekVersion uint32) []byte {
 	b = append(b, blobV1)
 	return binary.BigEndian.AppendUint32(b, kekVersion)
+}
+
+// appendBlobHeaderV2 appends the version-2 header; secretType is valid.
+func appendBlobHeaderV2(b []byte, kekVersion uint32, secretType string) []byte {
+	b = append(b, blobV2)
+	b = binary.BigEndian.AppendUint32(b, kekVersion)
+	b = append(b, byte(len(secretType)))
+	return append(b, secretType...)
 }

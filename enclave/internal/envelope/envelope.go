@@ -107,10 +107,19 @@ func (s *Sealer) latestKEK(ctx context.Context, orgID, vaultID string) (uint32, 
 }
 
 // Seal encrypts plaintext for loc under a fresh DEK wrapped by the vault's
-// KEK version kekVersion (0: the latest).
+// KEK version kekVersion (0: the latest), as an untyped version-2 blob.
 func (s *Sealer) Seal(ctx context.Context, loc Locator, kekVersion uint32, plaintext []byte) (Sealed, error) {
+	return s.SealTyped(ctx, loc, kekVersion, "", plaintext)
+}
+
+// SealTyped is Seal binding secretType (ValidSecretType) into the blob:
+// Open of the blob fails unless the type it carries is the one sealed.
+func (s *Sealer) SealTyped(ctx context.Context, loc Locator, kekVersion uint32, secretType string, plaintext []byte) (Sealed, error) {
 	if err := loc.Validate(); err != nil {
 		return Sealed{}, err
+	}
+	if !ValidSecretType(secretType) {
+		return Sealed{}, fmt.Errorf("%w: secret type", ErrInvalidLocator)
 	}
 	if kekVersion == 0 {
 		v, err := s.latestKEK(ctx, loc.OrgID, loc.VaultID)
@@ -133,9 +142,9 @@ func (s *Sealer) Seal(ctx context.Context, loc Locator, kekVersion uint32, plain
 	if err != nil {
 		return Sealed{}, err
 	}
-	aad := appendAAD(make([]byte, 0, 64+len(loc.OrgID)+len(loc.VaultID)+len(loc.Path)), loc)
-	out := make([]byte, 0, blobHeaderLen+gcmNonceSize+len(plaintext)+gcmTagSize)
-	out = appendBlobHeader(out, kekVersion)
+	aad := appendAADV2(make([]byte, 0, 64+len(loc.OrgID)+len(loc.VaultID)+len(loc.Path)+len(secretType)), loc, secretType)
+	out := make([]byte, 0, blobHeaderLen+1+len(secretType)+gcmNonceSize+len(plaintext)+gcmTagSize)
+	out = appendBlobHeaderV2(out, kekVersion, secretType)
 	out = aead.Seal(out, nil, plaintext, aad)
 	s.cache.put(makeCacheKey(ref.ID, ref.Version, wrapped), dek[:])
 	return Sealed{KEKVersion: kekVersion, WrappedDEK: wrapped, Ciphertext: out}, nil
@@ -149,11 +158,11 @@ func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byt
 	if err := loc.Validate(); err != nil {
 		return dst, err
 	}
-	kekVersion, sealed, err := parseBlob(blob)
+	p, err := parseBlob(blob)
 	if err != nil {
 		return dst, err
 	}
-	ref := keyvault.KeyRef{ID: kekID(loc.OrgID, loc.VaultID), Version: kekVersion}
+	ref := keyvault.KeyRef{ID: kekID(loc.OrgID, loc.VaultID), Version: p.kekVersion}
 	ck := makeCacheKey(ref.ID, ref.Version, wrapped)
 	var dek [dekSize]byte
 	defer clear(dek[:])
@@ -178,8 +187,13 @@ func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byt
 	if err != nil {
 		return dst, err
 	}
-	aad := appendAAD(make([]byte, 0, 64+len(loc.OrgID)+len(loc.VaultID)+len(loc.Path)), loc)
-	out, err := aead.Open(dst, nil, sealed, aad)
+	var aad []byte
+	if p.version == blobV2 {
+		aad = appendAADV2(make([]byte, 0, 64+len(loc.OrgID)+len(loc.VaultID)+len(loc.Path)+len(p.secretType)), loc, p.secretType)
+	} else {
+		aad = appendAAD(make([]byte, 0, 64+len(loc.OrgID)+len(loc.VaultID)+len(loc.Path)), loc)
+	}
+	out, err := aead.Open(dst, nil, p.sealed, aad)
 	if err != nil {
 		return dst, ErrIntegrity
 	}

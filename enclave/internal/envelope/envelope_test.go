@@ -33,7 +33,7 @@ func TestSealOpenRoundTrip(t *testing.T) {
 			sealed, err := s.Seal(ctx, testLoc, 0, []byte("hunter2"))
 			require.NoError(t, err)
 			require.Equal(t, uint32(1), sealed.KEKVersion)
-			require.Equal(t, byte(blobV1), sealed.Ciphertext[0])
+			require.Equal(t, byte(blobV2), sealed.Ciphertext[0])
 			require.False(t, bytes.Contains(sealed.Ciphertext, []byte("hunter2")))
 
 			pt, err := s.Open(ctx, testLoc, sealed.WrappedDEK, sealed.Ciphertext, nil)
@@ -76,10 +76,10 @@ func TestOpenRefusesMovedOrEdited(t *testing.T) {
 		"fail edited wrapped dek":  {testLoc, edit(sealed.WrappedDEK, 3), sealed.Ciphertext, ErrIntegrity},
 		"fail edited ciphertext":   {testLoc, sealed.WrappedDEK, edit(sealed.Ciphertext, len(sealed.Ciphertext)-20), ErrIntegrity},
 		"fail edited tag":          {testLoc, sealed.WrappedDEK, edit(sealed.Ciphertext, len(sealed.Ciphertext)-1), ErrIntegrity},
-		"fail edited nonce":        {testLoc, sealed.WrappedDEK, edit(sealed.Ciphertext, blobHeaderLen), ErrIntegrity},
+		"fail edited nonce":        {testLoc, sealed.WrappedDEK, edit(sealed.Ciphertext, blobHeaderLen+1), ErrIntegrity},
 		// A forged KEK version names a key that does not exist.
 		"fail edited kek version":   {testLoc, sealed.WrappedDEK, edit(sealed.Ciphertext, 4), ErrIntegrity},
-		"fail unknown blob version": {testLoc, sealed.WrappedDEK, append([]byte{2}, sealed.Ciphertext[1:]...), ErrUnsupportedFormat},
+		"fail unknown blob version": {testLoc, sealed.WrappedDEK, append([]byte{3}, sealed.Ciphertext[1:]...), ErrUnsupportedFormat},
 		"fail truncated blob":       {testLoc, sealed.WrappedDEK, sealed.Ciphertext[:blobHeaderLen+5], ErrIntegrity},
 		"fail empty blob":           {testLoc, sealed.WrappedDEK, nil, ErrIntegrity},
 		"fail empty path":           {with(func(l *Locator) { l.Path = "" }), sealed.WrappedDEK, sealed.Ciphertext, ErrInvalidLocator},

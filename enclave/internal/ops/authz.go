@@ -93,31 +93,38 @@ type access struct {
 // current MAC'd policy set to allow the access, and an agent whose token
 // carries scopes needs the path in scope too.
 func (a *authorizer) authorize(ctx context.Context, r *access) error {
+	_, err := a.authorizeClaims(ctx, r)
+	return err
+}
+
+// authorizeClaims is authorize that also returns the verified claims of the
+// caller (zero claims for a tokenless transitional request).
+func (a *authorizer) authorizeClaims(ctx context.Context, r *access) (tokens.Claims, error) {
 	if r.Token == "" && !a.requireToken {
-		return nil // transitional: see requireToken
+		return tokens.Claims{}, nil // transitional: see requireToken
 	}
 	c, err := a.verifyToken(ctx, r.Token)
 	if err != nil {
-		return err
+		return tokens.Claims{}, err
 	}
 	if c.OrgID != r.OrgID {
-		return forbidden("token of another organization")
+		return tokens.Claims{}, forbidden("token of another organization")
 	}
 	if c.PrincipalType == policy.PrincipalUser && c.Role.BypassesPolicies() {
-		return nil
+		return c, nil
 	}
 	if c.PrincipalType == policy.PrincipalAgent && c.HasScopes && !policy.InScopes(c.Scopes, r.Path) {
-		return forbidden("path outside the agent's scopes")
+		return tokens.Claims{}, forbidden("path outside the agent's scopes")
 	}
 	set, err := a.loadSet(ctx, r.OrgID, r.PolicySet, r.PolicyMAC)
 	if err != nil {
-		return err
+		return tokens.Claims{}, err
 	}
 	if set.vaultID != r.VaultID {
-		return forbidden("policy set of another vault")
+		return tokens.Claims{}, forbidden("policy set of another vault")
 	}
 	if err := a.checkSetFloor(ctx, policyFloorName(r.OrgID, r.VaultID), "policy set", set.version, set.digest); err != nil {
-		return err
+		return tokens.Claims{}, err
 	}
 	ip, err := netip.ParseAddr(r.ClientIP)
 	if err != nil {
@@ -128,7 +135,7 @@ func (a *authorizer) authorize(ctx context.Context, r *access) error {
 		ClientIP: ip, Environment: c.Environment, Now: a.now(),
 	})
 	if !d.Allowed {
-		return forbidden("not allowed by the vault's policies")
+		return tokens.Claims{}, forbidden("not allowed by the vault's policies")
 	}
-	return nil
+	return c, nil
 }

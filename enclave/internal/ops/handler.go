@@ -151,8 +151,11 @@ func (h *Handler) dispatch(ctx context.Context, op wire.Op, body, out []byte, sc
 			ClientIP: req.ClientIP}); err != nil {
 			return out, err
 		}
+		if !envelope.ValidSecretType(req.SecretType) {
+			return out, fmt.Errorf("%w: secret type", wire.ErrBadRequest)
+		}
 		loc := envelope.Locator{OrgID: req.OrgID, VaultID: req.VaultID, Path: req.Path, SecretVersion: req.SecretVersion}
-		sealed, err := h.sealer.Seal(ctx, loc, req.KEKVersion, req.Plaintext)
+		sealed, err := h.sealer.SealTyped(ctx, loc, req.KEKVersion, req.SecretType, req.Plaintext)
 		if err != nil {
 			return out, err
 		}
@@ -272,9 +275,13 @@ func (h *Handler) open(ctx context.Context, body, out []byte, sc *Scratch) ([]by
 	if err := req.Decode(body); err != nil {
 		return out, err
 	}
-	if err := h.authz.authorize(ctx, &access{OrgID: req.OrgID, VaultID: req.VaultID, Path: req.Path,
+	c, err := h.authz.authorizeClaims(ctx, &access{OrgID: req.OrgID, VaultID: req.VaultID, Path: req.Path,
 		Permission: policy.PermissionRead, Token: req.Token, PolicySet: req.PolicySet, PolicyMAC: req.PolicyMAC,
-		ClientIP: req.ClientIP}); err != nil {
+		ClientIP: req.ClientIP})
+	if err != nil {
+		return out, err
+	}
+	if err := checkKeyType(c, req.Ciphertext); err != nil {
 		return out, err
 	}
 	loc := envelope.Locator{OrgID: req.OrgID, VaultID: req.VaultID, Path: req.Path, SecretVersion: req.SecretVersion}
