@@ -121,6 +121,12 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	if sec.ExpiresAt != nil && !now.Before(*sec.ExpiresAt) {
 		return shareGone("the shared secret expired")
 	}
+	// The enclave opens with the creator's authority and never sees the
+	// opener: an intents agent addressed by a share of a key is refused
+	// here (docs/threat-model.md "Private keys and the intents API").
+	if intentsKeyBlocked(opener, sec.Type) {
+		return problem.PrivateKeyBlocked()
+	}
 	var notBefore time.Time
 	if creator.Agent != nil {
 		notBefore = creator.Agent.NotBefore
