@@ -65,8 +65,8 @@ func requireNoKeyIn(t *testing.T, body []byte) {
 func TestAttackPrivateKeyReadByIntentsAgent(t *testing.T) {
 	s := stack.Start(t)
 	kv := newKeyVault(t, s, "pk-attack-owner@example.com")
-	_, _, signer := kv.readerAgent(t, s, "signer", true)
-	_, _, reader := kv.readerAgent(t, s, "reader", false)
+	signerID, _, signer := kv.readerAgent(t, s, "signer", true)
+	readerID, _, reader := kv.readerAgent(t, s, "reader", false)
 	secret := func(path string) string { return "/v1/vaults/" + kv.vault + "/secrets/" + path }
 
 	t.Run("direct read", func(t *testing.T) {
@@ -107,9 +107,19 @@ func TestAttackPrivateKeyReadByIntentsAgent(t *testing.T) {
 			requireProblem(t, r, http.StatusForbidden, "private_key_blocked")
 		}
 		sh := createShare(t, s, signer, kv.ids["env/API_TOKEN"], map[string]any{"recipient_type": "creator"})
-		r := openShareAs(t, s, sh["id"].(string), signer, "", "")
+		r := openShareAs(t, s, sh["id"].(string), kv.owner.Token, "", "") // the agent's creator opens it
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 		require.Equal(t, apiValue, r.JSON(t)["value"])
+	})
+	t.Run("share a human addressed to it", func(t *testing.T) {
+		sh := createShare(t, s, kv.owner.Token, kv.ids["env/WALLET_KEY"], map[string]any{"recipient_type": "agent", "recipient_id": signerID})
+		r := openShareAs(t, s, sh["id"].(string), signer, "", "")
+		requireProblem(t, r, http.StatusForbidden, "private_key_blocked")
+		requireNoKeyIn(t, r.Body)
+		sh = createShare(t, s, kv.owner.Token, kv.ids["env/WALLET_KEY"], map[string]any{"recipient_type": "agent", "recipient_id": readerID})
+		r = openShareAs(t, s, sh["id"].(string), reader, "", "")
+		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+		require.Equal(t, pkValue, r.JSON(t)["value"], "an agent without the intents API opens a key shared to it")
 	})
 }
 
@@ -120,20 +130,21 @@ func TestAttackPrivateKeyReadByIntentsAgent(t *testing.T) {
 func TestAttackPrivateKeyShareBeforeIntents(t *testing.T) {
 	s := stack.Start(t)
 	kv := newKeyVault(t, s, "pk-share-owner@example.com")
-	id, key, agent := kv.readerAgent(t, s, "later-signer", false)
+	id, _, agent := kv.readerAgent(t, s, "later-signer", false)
 	keyShare := createShare(t, s, agent, kv.ids["env/WALLET_KEY"], map[string]any{"recipient_type": "creator", "max_access_count": 5})
 	apiShare := createShare(t, s, agent, kv.ids["env/API_TOKEN"], map[string]any{"recipient_type": "creator", "max_access_count": 5})
-	r := openShareAs(t, s, keyShare["id"].(string), agent, "", "")
+	r := openShareAs(t, s, keyShare["id"].(string), kv.owner.Token, "", "")
 	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 	require.Equal(t, pkValue, r.JSON(t)["value"], "no intents API yet: the key opens")
 
 	r = s.Do("PATCH", "/v1/agents/"+id, kv.owner.Token, map[string]any{"intents_api_enabled": true})
 	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
-	agent = agentJWT(t, s, id, key)
-	r = openShareAs(t, s, keyShare["id"].(string), agent, "", "")
+	// The creator (a human) opens it; the enclave opens with the agent's
+	// current claims.
+	r = openShareAs(t, s, keyShare["id"].(string), kv.owner.Token, "", "")
 	requireProblem(t, r, http.StatusForbidden, "private_key_blocked")
 	requireNoKeyIn(t, r.Body)
-	r = openShareAs(t, s, apiShare["id"].(string), agent, "", "")
+	r = openShareAs(t, s, apiShare["id"].(string), kv.owner.Token, "", "")
 	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 	require.Equal(t, apiValue, r.JSON(t)["value"])
 }
