@@ -24,6 +24,9 @@ type TxCounters struct {
 	CountToday      int64
 	CountTodayChain int64
 	SpentTodayChain *big.Int
+	// FeesTodayChain are the maximum fees reserved today on the chain
+	// (base units).
+	FeesTodayChain *big.Int
 }
 
 // Reservation denials.
@@ -47,27 +50,41 @@ func (lim TxLimits) denial(c TxCounters, value *big.Int) string {
 	return ""
 }
 
-// reserveSQL counts one transaction when the day's row allows it, in one
-// statement: the upsert locks the row only while it runs. The first
-// request of a day inserts (the caller checked the limits against zero).
-const reserveSQL = `INSERT INTO agent_tx_daily AS t (org_id, agent_id, day, tx_count, chain_counts, chain_spent)
-	VALUES ($1, $2, $3, 1, jsonb_build_object($4::text, 1), jsonb_build_object($4::text, $5::text))
+// reserveSQL counts one transaction and its maximum fee when the day's row
+// allows it, in one statement: the upsert locks the row only while it
+// runs. The first request of a day inserts (the caller checked the limits
+// against zero). Fees are not capped here: the enclave judges them against
+// the overhead budget on the counters returned.
+const reserveSQL = `INSERT INTO agent_tx_daily AS t (org_id, agent_id, day, tx_count, chain_counts, chain_spent, chain_fees)
+	VALUES ($1, $2, $3, 1, jsonb_build_object($4::text, 1), jsonb_build_object($4::text, $5::text), jsonb_build_object($4::text, $9::text))
 	ON CONFLICT (org_id, agent_id, day) DO UPDATE SET
 		tx_count = t.tx_count + 1,
 		chain_counts = t.chain_counts || jsonb_build_object($4::text, coalesce((t.chain_counts ->> $4::text)::bigint, 0) + 1),
-		chain_spent = t.chain_spent || jsonb_build_object($4::text, (coalesce((t.chain_spent ->> $4::text)::numeric, 0) + $5::numeric)::text)
+		chain_spent = t.chain_spent || jsonb_build_object($4::text, (coalesce((t.chain_spent ->> $4::text)::numeric, 0) + $5::numeric)::text),
+		chain_fees = t.chain_fees || jsonb_build_object($4::text, (coalesce((t.chain_fees ->> $4::text)::numeric, 0) + $9::numeric)::text)
 	WHERE ($6::bigint < 0 OR t.tx_count + 1 <= $6::bigint)
 		AND ($7::bigint < 0 OR coalesce((t.chain_counts ->> $4::text)::bigint, 0) + 1 <= $7::bigint)
 		AND ($8::numeric IS NULL OR coalesce((t.chain_spent ->> $4::text)::numeric, 0) + $5::numeric <= $8::numeric)
-	RETURNING tx_count, coalesce((chain_counts ->> $4::text)::bigint, 0), coalesce(chain_spent ->> $4::text, '0')`
+	RETURNING tx_count, coalesce((chain_counts ->> $4::text)::bigint, 0), coalesce(chain_spent ->> $4::text, '0'),
+		coalesce(chain_fees ->> $4::text, '0')`
 
-// ReserveTx counts one more transaction of value (base units) for the
-// agent on chain and day (UTC), when the limits allow it, and returns the
-// counters before it. denied names the limit that refused ("" when
-// reserved; nothing is counted then). Concurrent reservations never exceed
-// a limit: each is one conditional upsert of the day's row.
+// ReserveTx is ReserveTxFee with no fee.
 func (s *Store) ReserveTx(ctx context.Context, orgID, agentID, chain string, day time.Time, value *big.Int, lim TxLimits) (TxCounters, string, error) {
-	zero := TxCounters{SpentTodayChain: new(big.Int)}
+	return s.ReserveTxFee(ctx, orgID, agentID, chain, day, value, new(big.Int), lim)
+}
+
+// ReserveTxFee counts one more transaction of value and maximum fee (base
+// units) for the agent on chain and day (UTC), when the limits allow it,
+// and returns the counters before it. denied names the limit that refused
+// ("" when reserved; nothing is counted then). Concurrent reservations
+// never exceed a limit: each is one conditional upsert of the day's row,
+// and each sees the fees of those before it.
+func (s *Store) ReserveTxFee(ctx context.Context, orgID, agentID, chain string, day time.Time, value, fee *big.Int,
+	lim TxLimits) (TxCounters, string, error) {
+	if value == nil || value.Sign() < 0 || fee == nil || fee.Sign() < 0 {
+		return TxCounters{}, "", errors.New("reserving transaction: value and fee must be non-negative")
+	}
+	zero := TxCounters{SpentTodayChain: new(big.Int), FeesTodayChain: new(big.Int)}
 	if d := lim.denial(zero, value); d != "" {
 		return TxCounters{}, d, nil
 	}
@@ -78,9 +95,9 @@ func (s *Store) ReserveTx(ctx context.Context, orgID, agentID, chain string, day
 		dailyValue = &v
 	}
 	var after TxCounters
-	var spent string
+	var spent, fees string
 	err := s.pool.QueryRow(ctx, reserveSQL, orgID, agentID, d, chain, value.String(), lim.MaxPerDay, lim.MaxPerDayChain,
-		dailyValue).Scan(&after.CountToday, &after.CountTodayChain, &spent)
+		dailyValue, fee.String()).Scan(&after.CountToday, &after.CountTodayChain, &spent, &fees)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// A limit refused: name it from the day's counters.
 		c, rerr := s.dayCounters(ctx, orgID, agentID, chain, d)
@@ -95,21 +112,31 @@ func (s *Store) ReserveTx(ctx context.Context, orgID, agentID, chain string, day
 	if err != nil {
 		return TxCounters{}, "", fmt.Errorf("reserving transaction: %w", err)
 	}
-	total, ok := new(big.Int).SetString(spent, 10)
+	total, ok := decimalInt(spent)
 	if !ok {
 		return TxCounters{}, "", fmt.Errorf("reserving transaction: spent %q is not a decimal", spent)
 	}
+	feeTotal, ok := decimalInt(fees)
+	if !ok {
+		return TxCounters{}, "", fmt.Errorf("reserving transaction: fees %q is not a decimal", fees)
+	}
 	return TxCounters{CountToday: after.CountToday - 1, CountTodayChain: after.CountTodayChain - 1,
-		SpentTodayChain: total.Sub(total, value)}, "", nil
+		SpentTodayChain: total.Sub(total, value), FeesTodayChain: feeTotal.Sub(feeTotal, fee)}, "", nil
+}
+
+// decimalInt reads a counter stored as decimal text.
+func decimalInt(s string) (*big.Int, bool) {
+	return new(big.Int).SetString(s, 10)
 }
 
 // dayCounters reads the agent's counters of day (YYYY-MM-DD) for chain.
 func (s *Store) dayCounters(ctx context.Context, orgID, agentID, chain, day string) (TxCounters, error) {
-	c := TxCounters{SpentTodayChain: new(big.Int)}
-	var spent string
-	err := s.pool.QueryRow(ctx, `SELECT tx_count, coalesce((chain_counts ->> $4::text)::bigint, 0), coalesce(chain_spent ->> $4::text, '0')
+	c := TxCounters{SpentTodayChain: new(big.Int), FeesTodayChain: new(big.Int)}
+	var spent, fees string
+	err := s.pool.QueryRow(ctx, `SELECT tx_count, coalesce((chain_counts ->> $4::text)::bigint, 0), coalesce(chain_spent ->> $4::text, '0'),
+			coalesce(chain_fees ->> $4::text, '0')
 		FROM agent_tx_daily WHERE org_id = $1 AND agent_id = $2 AND day = $3`, orgID, agentID, day, chain).
-		Scan(&c.CountToday, &c.CountTodayChain, &spent)
+		Scan(&c.CountToday, &c.CountTodayChain, &spent, &fees)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, nil
 	}
@@ -117,18 +144,29 @@ func (s *Store) dayCounters(ctx context.Context, orgID, agentID, chain, day stri
 		return TxCounters{}, fmt.Errorf("reading counters: %w", err)
 	}
 	c.SpentTodayChain.SetString(spent, 10)
+	c.FeesTodayChain.SetString(fees, 10)
 	return c, nil
 }
 
-// ReleaseTx gives back a reservation whose transaction was not signed (or
-// never reached the chain).
+// ReleaseTx is ReleaseTxFee with no fee.
 func (s *Store) ReleaseTx(ctx context.Context, orgID, agentID, chain string, day time.Time, value *big.Int) error {
+	return s.ReleaseTxFee(ctx, orgID, agentID, chain, day, value, new(big.Int))
+}
+
+// ReleaseTxFee gives back a reservation (its value and maximum fee) whose
+// transaction was not signed (or never reached the chain). No counter goes
+// below zero.
+func (s *Store) ReleaseTxFee(ctx context.Context, orgID, agentID, chain string, day time.Time, value, fee *big.Int) error {
+	if value == nil || value.Sign() < 0 || fee == nil || fee.Sign() < 0 {
+		return errors.New("releasing transaction: value and fee must be non-negative")
+	}
 	_, err := s.pool.Exec(ctx, `UPDATE agent_tx_daily AS t SET
 			tx_count = greatest(t.tx_count - 1, 0),
 			chain_counts = t.chain_counts || jsonb_build_object($4::text, greatest(coalesce((t.chain_counts ->> $4::text)::bigint, 0) - 1, 0)),
-			chain_spent = t.chain_spent || jsonb_build_object($4::text, greatest(coalesce((t.chain_spent ->> $4::text)::numeric, 0) - $5::numeric, 0)::text)
+			chain_spent = t.chain_spent || jsonb_build_object($4::text, greatest(coalesce((t.chain_spent ->> $4::text)::numeric, 0) - $5::numeric, 0)::text),
+			chain_fees = t.chain_fees || jsonb_build_object($4::text, greatest(coalesce((t.chain_fees ->> $4::text)::numeric, 0) - $6::numeric, 0)::text)
 		WHERE org_id = $1 AND agent_id = $2 AND day = $3`,
-		orgID, agentID, day.UTC().Format(time.DateOnly), chain, value.String())
+		orgID, agentID, day.UTC().Format(time.DateOnly), chain, value.String(), fee.String())
 	if err != nil {
 		return fmt.Errorf("releasing transaction: %w", err)
 	}

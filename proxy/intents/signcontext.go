@@ -70,6 +70,9 @@ func (s *Service) enclaveSign(ctx context.Context, token string, req signRequest
 	if req.counters.SpentTodayChain != nil {
 		sc.Counters.SpentTodayChain = req.counters.SpentTodayChain.String()
 	}
+	if req.counters.FeesTodayChain != nil {
+		sc.Counters.FeesTodayChain = req.counters.FeesTodayChain.String()
+	}
 	scJSON, err := json.Marshal(sc)
 	if err != nil {
 		return wire.SignIntentResponse{}, fmt.Errorf("encoding sign context: %w", err)
@@ -115,11 +118,12 @@ func guardrailDetail(name, detail string) string {
 	return "denied by the agent's " + name + " guardrail: " + detail
 }
 
-// reserveDay counts a transaction of value on the agent's day counters
-// within its daily limits, before it is signed.
-func (s *Service) reserveDay(ctx context.Context, a store.Agent, g policy.Guardrails, chain string, value *big.Int, now time.Time) (store.TxCounters, error) {
+// reserveDay counts a transaction of value and maximum fee on the agent's
+// day counters within its daily limits, before it is signed.
+func (s *Service) reserveDay(ctx context.Context, a store.Agent, g policy.Guardrails, chain string, value, fee *big.Int,
+	now time.Time) (store.TxCounters, error) {
 	maxDay, maxDayChain, dailyValue := g.DailyLimits(chain, evmDecimals)
-	before, denied, err := s.txs.ReserveTx(ctx, a.OrgID, a.ID, chain, now, value,
+	before, denied, err := s.txs.ReserveTxFee(ctx, a.OrgID, a.ID, chain, now, value, fee,
 		store.TxLimits{MaxPerDay: maxDay, MaxPerDayChain: maxDayChain, DailyValue: dailyValue})
 	if err != nil {
 		return store.TxCounters{}, err
