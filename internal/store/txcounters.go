@@ -12,11 +12,15 @@ import (
 )
 
 // TxLimits are the daily caps a reservation must stay within: a negative
-// count means no cap, a nil value no value cap.
+// count means no cap, a nil value no value cap, a nil fee budget no fee
+// cap.
 type TxLimits struct {
 	MaxPerDay      int64
 	MaxPerDayChain int64
 	DailyValue     *big.Int
+	// FeeBudget caps the maximum fees reserved on the chain in the day
+	// (tx_overhead_budget), base units.
+	FeeBudget *big.Int
 }
 
 // TxCounters are an agent's counters for one UTC day, before a request.
@@ -34,11 +38,12 @@ const (
 	DeniedMaxPerDay      = "tx_max_per_day"
 	DeniedMaxPerDayChain = "per_chain_max_per_day"
 	DeniedDailyValue     = "tx_daily_limit_eth"
+	DeniedFeeBudget      = "tx_overhead_budget"
 )
 
-// denial names the first limit that c plus one transaction of value
-// would break ("" when none).
-func (lim TxLimits) denial(c TxCounters, value *big.Int) string {
+// denial names the first limit that c plus one transaction of value and
+// maximum fee would break ("" when none).
+func (lim TxLimits) denial(c TxCounters, value, fee *big.Int) string {
 	switch {
 	case lim.MaxPerDay >= 0 && c.CountToday+1 > lim.MaxPerDay:
 		return DeniedMaxPerDay
@@ -46,6 +51,8 @@ func (lim TxLimits) denial(c TxCounters, value *big.Int) string {
 		return DeniedMaxPerDayChain
 	case lim.DailyValue != nil && new(big.Int).Add(c.SpentTodayChain, value).Cmp(lim.DailyValue) > 0:
 		return DeniedDailyValue
+	case lim.FeeBudget != nil && new(big.Int).Add(c.FeesTodayChain, fee).Cmp(lim.FeeBudget) > 0:
+		return DeniedFeeBudget
 	}
 	return ""
 }
@@ -53,8 +60,8 @@ func (lim TxLimits) denial(c TxCounters, value *big.Int) string {
 // reserveSQL counts one transaction and its maximum fee when the day's row
 // allows it, in one statement: the upsert locks the row only while it
 // runs. The first request of a day inserts (the caller checked the limits
-// against zero). Fees are not capped here: the enclave judges them against
-// the overhead budget on the counters returned.
+// against zero). The enclave judges the fees again on the counters
+// returned (a proxy may not be trusted to have checked).
 const reserveSQL = `INSERT INTO agent_tx_daily AS t (org_id, agent_id, day, tx_count, chain_counts, chain_spent, chain_fees)
 	VALUES ($1, $2, $3, 1, jsonb_build_object($4::text, 1), jsonb_build_object($4::text, $5::text), jsonb_build_object($4::text, $9::text))
 	ON CONFLICT (org_id, agent_id, day) DO UPDATE SET
@@ -65,6 +72,7 @@ const reserveSQL = `INSERT INTO agent_tx_daily AS t (org_id, agent_id, day, tx_c
 	WHERE ($6::bigint < 0 OR t.tx_count + 1 <= $6::bigint)
 		AND ($7::bigint < 0 OR coalesce((t.chain_counts ->> $4::text)::bigint, 0) + 1 <= $7::bigint)
 		AND ($8::numeric IS NULL OR coalesce((t.chain_spent ->> $4::text)::numeric, 0) + $5::numeric <= $8::numeric)
+		AND ($10::numeric IS NULL OR coalesce((t.chain_fees ->> $4::text)::numeric, 0) + $9::numeric <= $10::numeric)
 	RETURNING tx_count, coalesce((chain_counts ->> $4::text)::bigint, 0), coalesce(chain_spent ->> $4::text, '0'),
 		coalesce(chain_fees ->> $4::text, '0')`
 
@@ -85,26 +93,21 @@ func (s *Store) ReserveTxFee(ctx context.Context, orgID, agentID, chain string, 
 		return TxCounters{}, "", errors.New("reserving transaction: value and fee must be non-negative")
 	}
 	zero := TxCounters{SpentTodayChain: new(big.Int), FeesTodayChain: new(big.Int)}
-	if d := lim.denial(zero, value); d != "" {
+	if d := lim.denial(zero, value, fee); d != "" {
 		return TxCounters{}, d, nil
 	}
 	d := day.UTC().Format(time.DateOnly)
-	var dailyValue *string
-	if lim.DailyValue != nil {
-		v := lim.DailyValue.String()
-		dailyValue = &v
-	}
 	var after TxCounters
 	var spent, fees string
 	err := s.pool.QueryRow(ctx, reserveSQL, orgID, agentID, d, chain, value.String(), lim.MaxPerDay, lim.MaxPerDayChain,
-		dailyValue, fee.String()).Scan(&after.CountToday, &after.CountTodayChain, &spent, &fees)
+		decimalOrNil(lim.DailyValue), fee.String(), decimalOrNil(lim.FeeBudget)).Scan(&after.CountToday, &after.CountTodayChain, &spent, &fees)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// A limit refused: name it from the day's counters.
 		c, rerr := s.dayCounters(ctx, orgID, agentID, chain, d)
 		if rerr != nil {
 			return TxCounters{}, "", rerr
 		}
-		if denied := lim.denial(c, value); denied != "" {
+		if denied := lim.denial(c, value, fee); denied != "" {
 			return TxCounters{}, denied, nil
 		}
 		return TxCounters{}, DeniedMaxPerDay, nil // moved meanwhile; refuse rather than guess
@@ -122,6 +125,15 @@ func (s *Store) ReserveTxFee(ctx context.Context, orgID, agentID, chain string, 
 	}
 	return TxCounters{CountToday: after.CountToday - 1, CountTodayChain: after.CountTodayChain - 1,
 		SpentTodayChain: total.Sub(total, value), FeesTodayChain: feeTotal.Sub(feeTotal, fee)}, "", nil
+}
+
+// decimalOrNil is v as decimal text for a numeric parameter, nil for nil.
+func decimalOrNil(v *big.Int) *string {
+	if v == nil {
+		return nil
+	}
+	s := v.String()
+	return &s
 }
 
 // decimalInt reads a counter stored as decimal text.

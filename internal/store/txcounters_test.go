@@ -57,6 +57,19 @@ func TestReserveTxFee(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "101", before.FeesTodayChain.String(), "ReserveTx counts no fee and the refusal none either")
 
+	// A fee budget refuses what would go over it, and counts nothing then.
+	budget := store.TxLimits{MaxPerDay: -1, MaxPerDayChain: -1, FeeBudget: big.NewInt(110)}
+	_, denied, err = s.ReserveTxFee(ctx, org, a.ID, "base", day, big.NewInt(0), big.NewInt(10), budget)
+	require.NoError(t, err)
+	require.Equal(t, store.DeniedFeeBudget, denied, "101 + 10 > 110")
+	before, denied, err = s.ReserveTxFee(ctx, org, a.ID, "base", day, big.NewInt(0), big.NewInt(9), budget)
+	require.NoError(t, err)
+	require.Empty(t, denied, "101 + 9 fits 110")
+	require.Equal(t, "101", before.FeesTodayChain.String())
+	_, denied, err = s.ReserveTxFee(ctx, org, a.ID, "ethereum", day, big.NewInt(0), big.NewInt(111), budget)
+	require.NoError(t, err)
+	require.Equal(t, store.DeniedFeeBudget, denied, "a first fee over the budget")
+
 	// A release never takes a counter below zero.
 	require.NoError(t, s.ReleaseTxFee(ctx, org, a.ID, "ethereum", day, big.NewInt(0), big.NewInt(1_000_000)))
 	before, _, err = s.ReserveTxFee(ctx, org, a.ID, "ethereum", day, big.NewInt(0), big.NewInt(0), none)
