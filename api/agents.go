@@ -67,6 +67,7 @@ type Agent struct {
 	TxAllowedChains         json.RawMessage `json:"tx_allowed_chains,omitempty"`
 	TxToAllowlist           json.RawMessage `json:"tx_to_allowlist,omitempty"`
 	TxDelegationAllowlist   json.RawMessage `json:"tx_delegation_allowlist,omitempty"`
+	TxApprovalAllowlist     json.RawMessage `json:"tx_approval_allowlist,omitempty"`
 	TxMaxValueETH           json.RawMessage `json:"tx_max_value_eth,omitempty"`
 	TxDailyLimitETH         json.RawMessage `json:"tx_daily_limit_eth,omitempty"`
 	TxMaxPerDay             json.RawMessage `json:"tx_max_per_day,omitempty"`

@@ -32,12 +32,17 @@ type TxConditions struct {
 	// rule only when every program id is listed, so that an allow never
 	// admits an unlisted program riding along in the same transaction.
 	ProgramIDIn []string `json:"program_id_in,omitempty"`
+	// DelegateIn (an OCV extension) matches the EIP-7702 delegates of a
+	// transaction the way ProgramIDIn matches program ids: a deny rule
+	// holds when any delegate is listed, an allow rule only when every
+	// delegate is; a request without delegations never matches.
+	DelegateIn []string `json:"delegate_in,omitempty"`
 }
 
 // txConditionKeys are the keys a tx_conditions object may hold.
 var txConditionKeys = []string{
 	"function_name_in", "function_selector_in", "erc20_amount_above", "value_above",
-	"to_address_in", "chain_in", "intent_type_in", "decode_failed", "program_id_in",
+	"to_address_in", "chain_in", "intent_type_in", "decode_failed", "program_id_in", "delegate_in",
 }
 
 // ParseTxConditions reads a tx_conditions object. Unknown keys, empty
@@ -88,6 +93,8 @@ func ParseTxConditions(raw json.RawMessage) (TxConditions, error) {
 			c.DecodeFailed = &v
 		case "program_id_in":
 			c.ProgramIDIn, err = conditionList(b, nil)
+		case "delegate_in":
+			c.DelegateIn, err = conditionList(b, nil)
 		}
 		if err != nil {
 			return TxConditions{}, fmt.Errorf("%w: %s: %w", ErrInvalidTxConditions, key, err)
@@ -131,25 +138,81 @@ func intentProblem(s string) string {
 	return ""
 }
 
+// callView is one call a request makes, as the per-call conditions
+// (function, selector, token amount, to address, decode_failed) see it:
+// the top-level call, and each effect of the calls inside it.
+type callView struct {
+	function     string
+	selector     string
+	to           string
+	tokenAmount  *big.Int
+	decodeFailed bool
+}
+
+// callViews returns the top-level call of f and, when deep, one view per
+// effect. The top-level call counts as undecoded when any effect is.
+func callViews(f *TxFacts, effects []TxEffect) []callView {
+	top := callView{function: f.FunctionName, selector: f.FunctionSelector, to: f.To,
+		tokenAmount: f.TokenAmount, decodeFailed: f.DecodeFailed}
+	if f.TypedData != nil && f.TypedData.DecodeFailed {
+		top.decodeFailed = true
+	}
+	if f.TypedData != nil && top.function == "" {
+		top.function = f.TypedData.Standard
+	}
+	views := make([]callView, 0, 1+len(effects))
+	for _, e := range effects {
+		v := callView{function: e.Function, selector: e.Selector, to: e.Target, decodeFailed: e.DecodeFailed}
+		if e.Kind == TxEffectNativeTransfer && v.to == "" {
+			v.to = e.Counterparty
+		}
+		if e.Kind == TxEffectTokenTransfer || e.Kind == TxEffectApprove {
+			v.tokenAmount = e.Amount
+		}
+		top.decodeFailed = top.decodeFailed || e.DecodeFailed
+		views = append(views, v)
+	}
+	return append([]callView{top}, views...)
+}
+
 // eval evaluates every present condition against f for a rule of the
-// given effect. A fact it cannot judge (an unusable Decimals) is unknown:
-// the caller lets such a result apply a deny but never an allow.
+// given effect, deeply: the per-call conditions are weighed on every call
+// view, and a deny rule holds when they hold for any view while an allow
+// rule holds only when they hold for every view, so that nothing unlisted
+// rides along inside a wrapper. A fact it cannot judge (an unusable
+// Decimals) is unknown: the caller lets such a result apply a deny but
+// never an allow.
 func (c *TxConditions) eval(f *TxFacts, intent string, effect Effect) truth {
+	t := c.evalRequest(f, intent, effect)
+	if t == truthFails {
+		return t
+	}
+	views := callViews(f, txEffects(f))
+	var acc truth
+	if effect == EffectDeny {
+		acc = truthFails
+		for i := range views {
+			switch c.evalCall(&views[i]) {
+			case truthHolds:
+				return t
+			case truthUnknown:
+				acc = truthUnknown
+			}
+		}
+		return t.and(acc)
+	}
+	acc = truthHolds
+	for i := range views {
+		acc = acc.and(c.evalCall(&views[i]))
+	}
+	return t.and(acc)
+}
+
+// evalRequest weighs the conditions about the request as a whole.
+func (c *TxConditions) evalRequest(f *TxFacts, intent string, effect Effect) truth {
 	t := truthHolds
-	if c.FunctionNameIn != nil {
-		t = t.and(holdsIf(f.FunctionName != "" && inList(c.FunctionNameIn, f.FunctionName, false)))
-	}
-	if c.FunctionSelectorIn != nil {
-		t = t.and(holdsIf(f.FunctionSelector != "" && inList(c.FunctionSelectorIn, f.FunctionSelector, true)))
-	}
-	if c.ERC20AmountAbove != nil {
-		t = t.and(holdsIf(f.TokenAmount != nil && f.TokenAmount.Cmp(c.ERC20AmountAbove) > 0))
-	}
 	if c.ValueAboveGwei != nil {
 		t = t.and(valueAbove(f, c.ValueAboveGwei))
-	}
-	if c.ToAddressIn != nil {
-		t = t.and(holdsIf(f.To != "" && inList(c.ToAddressIn, f.To, true)))
 	}
 	if c.ChainIn != nil {
 		t = t.and(holdsIf(anyChainMatches(c.ChainIn, f)))
@@ -157,11 +220,32 @@ func (c *TxConditions) eval(f *TxFacts, intent string, effect Effect) truth {
 	if c.IntentTypeIn != nil {
 		t = t.and(holdsIf(intentIn(c.IntentTypeIn, intent)))
 	}
-	if c.DecodeFailed != nil {
-		t = t.and(holdsIf(*c.DecodeFailed == f.DecodeFailed))
-	}
 	if c.ProgramIDIn != nil {
-		t = t.and(holdsIf(programsIn(c.ProgramIDIn, f.ProgramIDs, effect == EffectDeny)))
+		t = t.and(holdsIf(programsIn(c.ProgramIDIn, f.ProgramIDs, effect == EffectDeny, false)))
+	}
+	if c.DelegateIn != nil {
+		t = t.and(holdsIf(programsIn(c.DelegateIn, f.Delegations, effect == EffectDeny, true)))
+	}
+	return t
+}
+
+// evalCall weighs the per-call conditions on one call view.
+func (c *TxConditions) evalCall(v *callView) truth {
+	t := truthHolds
+	if c.FunctionNameIn != nil {
+		t = t.and(holdsIf(v.function != "" && inList(c.FunctionNameIn, v.function, false)))
+	}
+	if c.FunctionSelectorIn != nil {
+		t = t.and(holdsIf(v.selector != "" && inList(c.FunctionSelectorIn, v.selector, true)))
+	}
+	if c.ERC20AmountAbove != nil {
+		t = t.and(holdsIf(v.tokenAmount != nil && v.tokenAmount.Cmp(c.ERC20AmountAbove) > 0))
+	}
+	if c.ToAddressIn != nil {
+		t = t.and(holdsIf(v.to != "" && inList(c.ToAddressIn, v.to, true)))
+	}
+	if c.DecodeFailed != nil {
+		t = t.and(holdsIf(*c.DecodeFailed == v.decodeFailed))
 	}
 	return t
 }
@@ -173,16 +257,14 @@ func holdsIf(ok bool) truth {
 	return truthFails
 }
 
-// valueAbove compares Value (base units) with gwei without dividing:
-// Value × 10^9 > gwei × 10^Decimals.
+// valueAbove compares the native value the request moves (base units,
+// see nativeValue) with gwei without dividing: value × 10^9 > gwei ×
+// 10^Decimals.
 func valueAbove(f *TxFacts, gwei *big.Int) truth {
 	if f.Decimals < 0 || f.Decimals > MaxDecimals {
 		return truthUnknown
 	}
-	v := new(big.Int)
-	if f.Value != nil {
-		v.Mul(f.Value, pow10(gweiDecimals))
-	}
+	v := new(big.Int).Mul(nativeValue(f), pow10(gweiDecimals))
 	return holdsIf(v.Cmp(new(big.Int).Mul(gwei, pow10(f.Decimals))) > 0)
 }
 
@@ -195,14 +277,14 @@ func intentIn(list []string, intent string) bool {
 	return false
 }
 
-// programsIn reports whether any (or, when !anyOne, every) id is listed;
-// no ids never match.
-func programsIn(list, ids []string, anyOne bool) bool {
+// programsIn reports whether any (or, when !anyOne, every) id is listed,
+// optionally ignoring case; no ids never match.
+func programsIn(list, ids []string, anyOne, fold bool) bool {
 	if len(ids) == 0 {
 		return false
 	}
 	for _, id := range ids {
-		if in := inList(list, id, false); in == anyOne {
+		if in := inList(list, id, fold); in == anyOne {
 			return anyOne
 		}
 	}

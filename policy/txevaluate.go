@@ -8,30 +8,53 @@ import (
 
 // EvaluateTx decides a sign request against an agent's guardrails g and the
 // tx_conditions rules of the policies that target it, given the facts the
-// chain package decoded, the agent's counters for the current UTC day and
-// the time. Checks run in this order and the first failing one denies,
-// naming itself in TxDecision.Guardrail:
+// chain package decoded (the request's effects among them), the agent's
+// counters for the current UTC day and the time. Checks run in this order
+// and the first failing one denies, naming itself in TxDecision.Guardrail:
 //
 //  1. intent gates: personal_sign needs message_signing_enabled;
 //     eip712_digest needs raw_signing_enabled and then skips everything
 //     else (the spec bypasses guardrails for it);
 //  2. tx_allowed_chains, then signing_chains;
-//  3. tx_decode: a transaction that failed to decode (or carries a
-//     negative amount);
-//  4. eip712_default_policy: dangerous typed data needs the "allow" default
-//     or an eip712_domain_allowlist entry;
-//  5. tx_to_allowlist, then per_chain_guardrails (its to_allowlist), then
-//     tx_delegation_allowlist (every EIP-7702 delegate must be listed: a
+//  3. typed data: eip712_domain_chain_id when the domain's chainId is not
+//     the request's chain; tx_decode when a known standard's domain has no
+//     chainId;
+//  4. tx_decode: a transaction that failed to decode, a known typed-data
+//     standard whose message is malformed, or a negative amount anywhere;
+//  5. typed data: eip712_default_policy: all typed data, known standard or
+//     not, needs the "allow" default or an eip712_domain_allowlist entry;
+//     a known standard's effects are then judged below like a
+//     transaction's;
+//  6. tx_privileged_call: every privileged effect (upgrade, ownership or
+//     Safe configuration change, delegatecall) needs a tx_conditions allow
+//     rule that holds for the request and names its function
+//     (function_name_in) or selector (function_selector_in);
+//  7. tx_decode: every call that could not be decoded needs such an allow
+//     rule listing its selector in function_selector_in;
+//  8. tx_approval_allowlist: every unlimited allowance and every
+//     setApprovalForAll(…, true) must go to a listed grantee;
+//  9. tx_to_allowlist, then per_chain_guardrails (its to_allowlist): every
+//     counterparty (recipients, spenders of limited allowances, inner
+//     recipients; an open counterparty is unlisted) and the transaction's
+//     to (unless it is the token contract of a plain token call);
+//  10. tx_delegation_allowlist: every EIP-7702 delegate must be listed (a
 //     delegation hands the account's every asset to the delegate's code);
-//  6. tx_token_allowlist (global and per-chain), tx_known_tokens_only;
-//  7. tx_max_value_eth (the stricter of global and per-chain max_value);
-//  8. tx_conditions (see evalTxRules);
-//  9. tx_max_per_day (global count, then per-chain max_per_day);
-//  10. tx_daily_limit_eth (the stricter of global and per-chain daily_limit).
+//  11. tx_token_allowlist (global and per-chain), tx_known_tokens_only, for
+//     the token of every token effect;
+//  12. tx_overhead_budget: the transaction's maximum fee plus the fees
+//     reserved today on its chain must fit the stricter of
+//     tx_overhead_budget and the per-chain overhead_budget;
+//  13. tx_max_value_eth (the stricter of global and per-chain max_value)
+//     against the native value moved, plus the maximum fee when no
+//     overhead budget applies to the chain;
+//  14. tx_conditions (see evalTxRules), weighed deeply over every call;
+//  15. tx_max_per_day (global count, then per-chain max_per_day);
+//  16. tx_daily_limit_eth (the stricter of global and per-chain daily_limit).
 //
-// personal_sign and typed_data move no value and skip 3, 5–7, 9 and 10.
-// Every choice fails closed: an unknown intent type, a limit that cannot
-// be converted at f.Decimals, or an invalid rule denies.
+// personal_sign runs 1, 2 and 14; typed_data skips 10, 12, 15 and the
+// transaction parts of 4, 9 and 13. Every choice fails closed: an unknown
+// intent type, a limit that cannot be converted at f.Decimals, or an
+// invalid rule denies.
 func EvaluateTx(g Guardrails, rules []TxRule, f TxFacts, c TxCounters, now time.Time) TxDecision {
 	intent, ok := normalizeIntent(f.IntentType)
 	if !ok {
@@ -50,20 +73,27 @@ func EvaluateTx(g Guardrails, rules []TxRule, f TxFacts, c TxCounters, now time.
 	}
 	isTx := intent == IntentTransaction
 	typed := intent == IntentTypedData
+	moves := isTx || typed
 	steps := []struct {
 		applies bool
 		check   func() (guardrail, detail string)
 	}{
 		{true, func() (string, string) { return checkChains(&g, &f) }},
+		{typed, func() (string, string) { return checkDomainChain(&f) }},
 		{isTx, func() (string, string) { return checkDecoded(&f) }},
+		{moves, func() (string, string) { return checkEffectsDecoded(&f) }},
 		{typed, func() (string, string) { return checkTypedData(&g, &f) }},
-		{isTx, func() (string, string) { return checkRecipient(&g, &f) }},
+		{moves, func() (string, string) { return checkPrivileged(rules, &f, intent, now) }},
+		{moves, func() (string, string) { return checkUndecodedCalls(rules, &f, intent, now) }},
+		{moves, func() (string, string) { return checkApprovals(&g, &f) }},
+		{moves, func() (string, string) { return checkCounterparties(&g, &f, intent) }},
 		{isTx, func() (string, string) { return checkDelegations(&g, &f) }},
-		{isTx, func() (string, string) { return checkToken(&g, &f) }},
-		{isTx, func() (string, string) { return checkMaxValue(&g, &f) }},
+		{moves, func() (string, string) { return checkTokens(&g, &f) }},
+		{isTx, func() (string, string) { return checkOverheadBudget(&g, &f, &c) }},
+		{moves, func() (string, string) { return checkMaxValue(&g, &f, isTx) }},
 		{true, func() (string, string) { return evalTxRules(rules, &f, intent, now) }},
 		{isTx, func() (string, string) { return checkPerDay(&g, &f, &c) }},
-		{isTx, func() (string, string) { return checkDailyValue(&g, &f, &c) }},
+		{moves, func() (string, string) { return checkDailyValue(&g, &f, &c) }},
 	}
 	for _, s := range steps {
 		if !s.applies {
@@ -105,41 +135,43 @@ func checkDecoded(f *TxFacts) (string, string) {
 	return "", ""
 }
 
-// checkTypedData denies dangerous typed data unless the default policy is
-// allow or its domain is allowlisted. Typed data without facts is treated
-// as dangerous with an unknown domain.
-func checkTypedData(g *Guardrails, f *TxFacts) (string, string) {
+// checkDomainChain binds typed data to the request's chain: a domain
+// chainId must equal it, and a known standard (which can move assets or
+// grant rights) must carry one, or its signature would be valid on every
+// chain.
+func checkDomainChain(f *TxFacts) (string, string) {
 	td := f.TypedData
 	if td == nil {
-		td = &TypedDataFacts{Dangerous: true}
-	}
-	if !td.Dangerous || g.EIP712DefaultPolicy == EIP712PolicyAllow {
 		return "", ""
 	}
-	for i := range g.EIP712DomainAllowlist {
-		if g.EIP712DomainAllowlist[i].matches(td) {
-			return "", ""
+	if td.DomainChainID == "" {
+		if td.Standard != "" {
+			return GuardrailDecode, "typed data of a known standard without a domain chainId"
 		}
+		return "", ""
 	}
-	return GuardrailEIP712DefaultPolicy, "dangerous typed data from a domain not in eip712_domain_allowlist"
-}
-
-// checkRecipient applies the recipient allowlists to the effective
-// recipient: the token recipient of a token transfer, else To.
-func checkRecipient(g *Guardrails, f *TxFacts) (string, string) {
-	to := f.To
-	if f.Token != "" && f.TokenRecipient != "" {
-		to = f.TokenRecipient
-	}
-	if len(g.TxToAllowlist) > 0 && !inAddressList(g.TxToAllowlist, to) {
-		return GuardrailToAllowlist, "recipient is not in tx_to_allowlist"
-	}
-	for _, o := range g.chainOverrides(f.Chain) {
-		if len(o.ToAllowlist) > 0 && !inAddressList(o.ToAllowlist, to) {
-			return GuardrailPerChain, "recipient is not in this chain's to_allowlist"
-		}
+	id, ok := chainIDValue(td.DomainChainID)
+	if !ok || f.ChainID == 0 || id.Cmp(new(big.Int).SetUint64(f.ChainID)) != 0 {
+		return GuardrailDomainChainID, "the typed data's domain chainId is not the request's chain"
 	}
 	return "", ""
+}
+
+// checkTypedData denies typed data, known standard or not, unless the
+// default policy is allow or its domain is allowlisted. Typed data without
+// facts has an unknown domain.
+func checkTypedData(g *Guardrails, f *TxFacts) (string, string) {
+	if g.EIP712DefaultPolicy == EIP712PolicyAllow {
+		return "", ""
+	}
+	if td := f.TypedData; td != nil {
+		for i := range g.EIP712DomainAllowlist {
+			if g.EIP712DomainAllowlist[i].matches(td) {
+				return "", ""
+			}
+		}
+	}
+	return GuardrailEIP712DefaultPolicy, "typed data from a domain not in eip712_domain_allowlist"
 }
 
 // checkDelegations refuses an EIP-7702 authorization whose delegate is not
@@ -153,32 +185,49 @@ func checkDelegations(g *Guardrails, f *TxFacts) (string, string) {
 	return "", ""
 }
 
-func checkToken(g *Guardrails, f *TxFacts) (string, string) {
-	if f.Token == "" {
+// checkOverheadBudget applies the chain's overhead budget to the
+// transaction's maximum fee plus the fees reserved today.
+func checkOverheadBudget(g *Guardrails, f *TxFacts, c *TxCounters) (string, string) {
+	budget, err := g.overheadBudget(f.Chain, f.Decimals)
+	switch {
+	case err != nil:
+		return GuardrailOverheadBudget, "the overhead budget cannot be applied on this chain"
+	case budget == nil:
 		return "", ""
 	}
-	if len(g.TxTokenAllowlist) > 0 && !inAddressList(g.TxTokenAllowlist, f.Token) {
-		return GuardrailTokenAllowlist, "token is not in tx_token_allowlist"
+	fees, maxFee := orZero(c.FeesTodayChain), orZero(f.MaxFee)
+	if fees.Sign() < 0 || maxFee.Sign() < 0 {
+		return GuardrailOverheadBudget, "invalid fee counter"
 	}
-	for _, o := range g.chainOverrides(f.Chain) {
-		if len(o.TokenAllowlist) > 0 && !inAddressList(o.TokenAllowlist, f.Token) {
-			return GuardrailTokenAllowlist, "token is not in this chain's token_allowlist"
-		}
-	}
-	if g.TxKnownTokensOnly && !f.TokenKnown {
-		return GuardrailKnownTokensOnly, "token is not a known token"
+	if new(big.Int).Add(fees, maxFee).Cmp(budget) > 0 {
+		return GuardrailOverheadBudget, "the maximum fee exceeds today's overhead budget on this chain"
 	}
 	return "", ""
 }
 
-func checkMaxValue(g *Guardrails, f *TxFacts) (string, string) {
+// checkMaxValue applies the per-request value limit to the native value
+// moved; for a transaction on a chain without an overhead budget the
+// maximum fee counts too.
+func checkMaxValue(g *Guardrails, f *TxFacts, isTx bool) (string, string) {
 	limit, err := strictestLimit(g.TxMaxValueETH, g.chainOverrides(f.Chain),
 		func(o ChainGuardrails) Amount { return o.MaxValue }, f.Decimals)
 	switch {
 	case err != nil:
 		return GuardrailMaxValue, "the value limit cannot be applied on this chain"
-	case limit != nil && orZero(f.Value).Cmp(limit) > 0:
+	case limit == nil:
+		return "", ""
+	}
+	v := nativeValue(f)
+	if v.Cmp(limit) > 0 {
 		return GuardrailMaxValue, "value exceeds the per-transaction limit"
+	}
+	if !isTx {
+		return "", ""
+	}
+	if budget, err := g.overheadBudget(f.Chain, f.Decimals); err == nil && budget == nil {
+		if fee := orZero(f.MaxFee); fee.Sign() < 0 || new(big.Int).Add(v, fee).Cmp(limit) > 0 {
+			return GuardrailMaxValue, "value plus the maximum fee exceeds the per-transaction limit"
+		}
 	}
 	return "", ""
 }
@@ -207,7 +256,7 @@ func checkDailyValue(g *Guardrails, f *TxFacts, c *TxCounters) (string, string) 
 	if spent.Sign() < 0 {
 		return GuardrailDailyLimit, "invalid daily spend counter"
 	}
-	if new(big.Int).Add(spent, orZero(f.Value)).Cmp(limit) > 0 {
+	if new(big.Int).Add(spent, nativeValue(f)).Cmp(limit) > 0 {
 		return GuardrailDailyLimit, "value exceeds the daily limit"
 	}
 	return "", ""

@@ -32,10 +32,19 @@ func sendToken(t testing.TB) TxFacts {
 		TokenRecipient: "0x00000000000000000000000000000000000000Bb", TokenAmount: big.NewInt(1_000_000)}
 }
 
-func typedData(dangerous bool) TxFacts {
-	return TxFacts{IntentType: IntentTypedData, Chain: "ethereum", ChainID: 1, Decimals: 18,
-		TypedData: &TypedDataFacts{Dangerous: dangerous, Reason: "permit", DomainName: "USD Coin",
+// typedData is typed data on Ethereum of the USD Coin domain: an EIP-2612
+// permit of a limited amount when known, else a message of no known
+// standard.
+func typedData(known bool) TxFacts {
+	f := TxFacts{IntentType: IntentTypedData, Chain: "ethereum", ChainID: 1, Decimals: 18,
+		TypedData: &TypedDataFacts{DomainName: "USD Coin",
 			DomainVersion: "2", DomainChainID: "1", VerifyingContract: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"}}
+	if known {
+		f.TypedData.Standard = "Permit"
+		f.Effects = []TxEffect{{Kind: TxEffectApprove, Function: "Permit", Token: "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
+			Counterparty: "0x00000000000000000000000000000000000000bb", Amount: big.NewInt(5_000_000)}}
+	}
+	return f
 }
 
 func editFacts(f TxFacts, edit func(*TxFacts)) TxFacts {
@@ -92,10 +101,11 @@ func TestEvaluateTx(t *testing.T) {
 		// 3. decode
 		"decode failed":     {f: editFacts(sendETH(t), func(f *TxFacts) { f.DecodeFailed = true }), wantDeny: GuardrailDecode},
 		"negative value":    {f: editFacts(sendETH(t), func(f *TxFacts) { f.Value = big.NewInt(-1) }), wantDeny: GuardrailDecode},
-		"typed decode flag": {f: editFacts(typedData(false), func(f *TxFacts) { f.DecodeFailed = true }), wantAllow: true},
+		"typed decode flag": {g: Guardrails{EIP712DefaultPolicy: EIP712PolicyAllow}, f: editFacts(typedData(false), func(f *TxFacts) { f.DecodeFailed = true }), wantAllow: true},
 
 		// 4. typed data
-		"typed data harmless":           {f: typedData(false), wantAllow: true},
+		"typed data unknown default":    {f: typedData(false), wantDeny: GuardrailEIP712DefaultPolicy},
+		"typed data unknown allowed":    {g: Guardrails{EIP712DefaultPolicy: EIP712PolicyAllow}, f: typedData(false), wantAllow: true},
 		"typed data dangerous default":  {f: typedData(true), wantDeny: GuardrailEIP712DefaultPolicy},
 		"typed data dangerous allowed":  {g: Guardrails{EIP712DefaultPolicy: EIP712PolicyAllow}, f: typedData(true), wantAllow: true},
 		"typed data without facts":      {f: TxFacts{IntentType: IntentTypedData, Chain: "ethereum"}, wantDeny: GuardrailEIP712DefaultPolicy},
@@ -224,6 +234,7 @@ func TestEvaluateTx(t *testing.T) {
 			f:     TxFacts{IntentType: IntentPersonalSign, Chain: "base"}, wantDeny: GuardrailConditions,
 		},
 		"rules apply to typed data": {
+			g:     Guardrails{EIP712DefaultPolicy: EIP712PolicyAllow},
 			rules: []TxRule{txRuleOf(EffectAllow, 0, TxConditions{IntentTypeIn: []string{IntentTransaction}})},
 			f:     typedData(false), wantDeny: GuardrailConditions,
 		},

@@ -36,7 +36,51 @@ const (
 	GuardrailConditions          = "tx_conditions"
 	GuardrailMaxPerDay           = "tx_max_per_day"
 	GuardrailDailyLimit          = "tx_daily_limit_eth"
+	// GuardrailApprovalAllowlist denies an unlimited allowance or
+	// setApprovalForAll(…, true) to a grantee not in tx_approval_allowlist.
+	GuardrailApprovalAllowlist = "tx_approval_allowlist"
+	// GuardrailPrivilegedCall denies a privileged effect (upgrade, ownership
+	// or Safe configuration change, delegatecall) that no tx_conditions
+	// allow rule names.
+	GuardrailPrivilegedCall = "tx_privileged_call"
+	// GuardrailDomainChainID denies typed data whose domain chainId is not
+	// the request's chain.
+	GuardrailDomainChainID = "eip712_domain_chain_id"
+	// GuardrailOverheadBudget denies a transaction whose maximum fee, with
+	// the fees already reserved today on its chain, exceeds the chain's
+	// tx_overhead_budget (or per-chain overhead_budget).
+	GuardrailOverheadBudget = "tx_overhead_budget"
 )
+
+// The kinds of TxEffect, the same names as the chain package's effects.
+const (
+	TxEffectNativeTransfer = "native_transfer"
+	TxEffectTokenTransfer  = "token_transfer"
+	TxEffectApprove        = "approve"
+	TxEffectApprovalForAll = "approval_for_all"
+	TxEffectPrivileged     = "privileged"
+	TxEffectCall           = "call"
+)
+
+// TxEffect is one thing a signature would let happen, as the chain
+// package decoded it from calldata or typed data. Addresses are lowercase
+// "0x" hex; "" is the zero address (an open counterparty, the native
+// asset, or the signer for From).
+type TxEffect struct {
+	Kind         string // a TxEffect* kind constant
+	Function     string // decoded function or typed-data standard; "" when unknown
+	Selector     string // "0x" + 8 lowercase hex digits; "" for typed data and value transfers
+	Target       string // the contract called; "" for a plain value transfer
+	Token        string // the asset contract of a token effect
+	TokenKnown   bool   // Token is in the token registry
+	From         string // whose assets move when not the signer's
+	Counterparty string // recipient, spender, operator, new owner or implementation; "" when open
+	Amount       *big.Int
+	Unlimited    bool // an allowance of at least 2^255 or an amount-less grant
+	Approved     bool // setApprovalForAll's flag
+	Depth        int  // 0 for the top-level call or message
+	DecodeFailed bool // unknown selector or malformed arguments
+}
 
 // TxFacts is what the chain package decoded from one sign request. This
 // package decodes nothing itself: it trusts these facts as given.
@@ -58,16 +102,29 @@ type TxFacts struct {
 	// Delegations are the code addresses the transaction's EIP-7702
 	// authorizations delegate the sender's account to (type 4 only).
 	Delegations []string
-	TypedData   *TypedDataFacts
+	// Effects are what the request lets happen (calldata decoded through
+	// its wrappers, or a typed-data standard's message). Nil with Token set
+	// stands for the single token call Token, TokenRecipient and
+	// TokenAmount describe.
+	Effects []TxEffect
+	// MaxFee is the most the transaction can pay in fees, base units: gas
+	// limit × max fee per gas, plus blob gas × max fee per blob gas. Nil is
+	// 0 (typed data and messages pay none).
+	MaxFee    *big.Int
+	TypedData *TypedDataFacts
 }
 
-// TypedDataFacts describes an EIP-712 typed-data request.
+// TypedDataFacts describes an EIP-712 typed-data request; its effects are
+// in TxFacts.Effects.
 type TypedDataFacts struct {
-	Dangerous         bool   // a type that can move assets (Permit, …)
-	Reason            string // why it is dangerous
+	// Standard is the recognised standard ("Permit", "SafeTx", …); "" when
+	// the message is of no known standard.
+	Standard string
+	// DecodeFailed reports a known standard whose message is malformed.
+	DecodeFailed      bool
 	DomainName        string
 	DomainVersion     string
-	DomainChainID     string // decimal or 0x-hex
+	DomainChainID     string // decimal or 0x-hex; "" when the domain has none
 	VerifyingContract string
 }
 
@@ -77,6 +134,7 @@ type TxCounters struct {
 	CountToday      int64    // transactions signed today on all chains
 	CountTodayChain int64    // transactions signed today on this chain
 	SpentTodayChain *big.Int // native value spent today on this chain, base units; nil is 0
+	FeesTodayChain  *big.Int // maximum fees reserved today on this chain, base units; nil is 0
 }
 
 // TxRule is one policy's tx_conditions as the signer sees it.

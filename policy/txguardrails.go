@@ -31,25 +31,35 @@ type Guardrails struct {
 	// authorization may delegate the agent's account to (an OCV extension).
 	// Empty: no delegation is signed at all, unlike the other lists.
 	TxDelegationAllowlist []string `json:"tx_delegation_allowlist,omitempty"`
-	TxMaxValueETH         Amount   `json:"tx_max_value_eth,omitempty"` // per transaction, native major units
-	TxDailyLimitETH       Amount   `json:"tx_daily_limit_eth,omitempty"`
-	TxMaxPerDay           *int64   `json:"tx_max_per_day,omitempty"` // all chains, UTC day; nil is no cap
-	TxTokenAllowlist      []string `json:"tx_token_allowlist,omitempty"`
-	TxKnownTokensOnly     bool     `json:"tx_known_tokens_only,omitempty"`
+	// TxApprovalAllowlist lists the spenders and operators that may receive
+	// an unlimited allowance or permit, or setApprovalForAll(…, true) (an
+	// OCV extension). Empty: no unlimited grant is signed at all.
+	TxApprovalAllowlist []string `json:"tx_approval_allowlist,omitempty"`
+	TxMaxValueETH       Amount   `json:"tx_max_value_eth,omitempty"` // per transaction, native major units
+	TxDailyLimitETH     Amount   `json:"tx_daily_limit_eth,omitempty"`
+	TxMaxPerDay         *int64   `json:"tx_max_per_day,omitempty"` // all chains, UTC day; nil is no cap
+	TxTokenAllowlist    []string `json:"tx_token_allowlist,omitempty"`
+	TxKnownTokensOnly   bool     `json:"tx_known_tokens_only,omitempty"`
+	// TxOverheadBudget caps the maximum fees of a UTC day per chain, keyed
+	// by chain name (case-insensitive), in native major units.
+	TxOverheadBudget map[string]Amount `json:"tx_overhead_budget,omitempty"`
 	// PerChainGuardrails holds overrides keyed by chain name (matched
 	// case-insensitively); the strictest of global and per-chain wins.
 	PerChainGuardrails map[string]ChainGuardrails `json:"per_chain_guardrails,omitempty"`
 }
 
 // ChainGuardrails are the per-chain overrides of Guardrails. Other keys of
-// the stored object (overhead_budget, max_ata_creates_per_day) are not
-// transaction guardrails and are ignored here.
+// the stored object (max_ata_creates_per_day) are not transaction
+// guardrails and are ignored here.
 type ChainGuardrails struct {
 	MaxValue       Amount   `json:"max_value,omitempty"`
 	DailyLimit     Amount   `json:"daily_limit,omitempty"`
 	ToAllowlist    []string `json:"to_allowlist,omitempty"`
 	TokenAllowlist []string `json:"token_allowlist,omitempty"`
 	MaxPerDay      *int64   `json:"max_per_day,omitempty"`
+	// OverheadBudget caps the day's maximum fees on this chain, native
+	// major units; the stricter of it and tx_overhead_budget applies.
+	OverheadBudget Amount `json:"overhead_budget,omitempty"`
 }
 
 // ParseGuardrails reads the transaction guardrails from an agent's stored
@@ -77,6 +87,11 @@ func ParseGuardrails(fields map[string]json.RawMessage) (Guardrails, error) {
 		{"tx_allowed_chains", chainsInto(&g.TxAllowedChains)},
 		{"tx_to_allowlist", stringsInto(&g.TxToAllowlist)},
 		{"tx_delegation_allowlist", stringsInto(&g.TxDelegationAllowlist)},
+		{"tx_approval_allowlist", stringsInto(&g.TxApprovalAllowlist)},
+		{"tx_overhead_budget", func(b json.RawMessage) error {
+			g.TxOverheadBudget, err = parseBudgets(b)
+			return err
+		}},
 		{"tx_max_value_eth", amountInto(&g.TxMaxValueETH)},
 		{"tx_daily_limit_eth", amountInto(&g.TxDailyLimitETH)},
 		{"tx_max_per_day", countInto(&g.TxMaxPerDay)},
@@ -172,6 +187,30 @@ func parsePerChain(b json.RawMessage) (map[string]ChainGuardrails, error) {
 	return out, nil
 }
 
+// parseBudgets reads tx_overhead_budget: an object of chain name to
+// amount (a JSON number or decimal string); a null entry is absent.
+func parseBudgets(b json.RawMessage) (map[string]Amount, error) {
+	var raws map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raws); err != nil || raws == nil {
+		return nil, errors.New("must be an object of chain name to amount")
+	}
+	out := make(map[string]Amount, len(raws))
+	for name, raw := range raws {
+		if strings.TrimSpace(name) == "" {
+			return nil, errors.New("chain names must not be empty")
+		}
+		if isNull(raw) {
+			continue
+		}
+		var a Amount
+		if err := a.UnmarshalJSON(raw); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out[name] = a
+	}
+	return out, nil
+}
+
 func parseChainGuardrails(b json.RawMessage) (ChainGuardrails, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(b, &fields); err != nil || fields == nil {
@@ -187,6 +226,7 @@ func parseChainGuardrails(b json.RawMessage) (ChainGuardrails, error) {
 		{"to_allowlist", stringsInto(&c.ToAllowlist)},
 		{"token_allowlist", stringsInto(&c.TokenAllowlist)},
 		{"max_per_day", countInto(&c.MaxPerDay)},
+		{"overhead_budget", amountInto(&c.OverheadBudget)},
 	} {
 		raw, ok := fields[f.key]
 		if !ok || isNull(raw) {

@@ -80,3 +80,35 @@ func strictestLimit(global Amount, overrides []ChainGuardrails, pick func(ChainG
 	}
 	return min, nil
 }
+
+// OverheadBudget returns the fee budget of a UTC day on chain in base
+// units at decimals: the stricter of the tx_overhead_budget entry naming
+// the chain (case-insensitively) and the per-chain overhead_budget; nil
+// when neither is set. A budget that cannot be converted is reported as 0,
+// which allows nothing. The proxy reserves fees against the same number
+// EvaluateTx checks.
+func (g Guardrails) OverheadBudget(chain string, decimals int) *big.Int {
+	b, err := g.overheadBudget(chain, decimals)
+	if err != nil {
+		return new(big.Int)
+	}
+	return b
+}
+
+func (g *Guardrails) overheadBudget(chain string, decimals int) (*big.Int, error) {
+	var overrides []ChainGuardrails
+	if chain != "" {
+		var keys []string
+		for k := range g.TxOverheadBudget {
+			if strings.EqualFold(strings.TrimSpace(k), chain) {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			overrides = append(overrides, ChainGuardrails{OverheadBudget: g.TxOverheadBudget[k]})
+		}
+	}
+	overrides = append(overrides, g.chainOverrides(chain)...)
+	return strictestLimit("", overrides, func(o ChainGuardrails) Amount { return o.OverheadBudget }, decimals)
+}

@@ -69,7 +69,7 @@ func TestGuardrailsDenyWithTheirName(t *testing.T) {
 			allowed: []map[string]any{{"chain_id": "ethereum"}}, denied: map[string]any{}, want: "tx_allowed_chains"},
 		"to allowlist, case-insensitive": {fields: map[string]any{"tx_to_allowlist": []string{"0x00000000000000000000000000000000000000A1"}},
 			allowed: []map[string]any{{"to": allowedTo}}, denied: map[string]any{}, want: "tx_to_allowlist"},
-		"max value": {fields: map[string]any{"tx_max_value_eth": "0.5"},
+		"max value": {fields: map[string]any{"tx_max_value_eth": "0.5", "tx_overhead_budget": map[string]any{"base": "1"}},
 			allowed: []map[string]any{{"value": halfEth}}, denied: map[string]any{"value": oneEth}, want: "tx_max_value_eth"},
 		"per-chain max value is stricter": {fields: map[string]any{"tx_max_value_eth": 2, "per_chain_guardrails": map[string]any{"base": map[string]any{"max_value": "0.1"}}},
 			allowed: []map[string]any{{"chain_id": "ethereum", "value": halfEth}}, denied: map[string]any{"value": halfEth}, want: "tx_max_value_eth"},

@@ -78,6 +78,13 @@ func (h *Handler) SignIntent(ctx context.Context, req *wire.SignIntentRequest) (
 		}
 		counters.SpentTodayChain = spent
 	}
+	if sc.Counters.FeesTodayChain != "" {
+		fees, ok := new(big.Int).SetString(sc.Counters.FeesTodayChain, 10)
+		if !ok || fees.Sign() < 0 {
+			return nil, fmt.Errorf("%w: fees_today_chain is not a decimal", wire.ErrBadRequest)
+		}
+		counters.FeesTodayChain = fees
+	}
 	if d := policy.EvaluateTx(g, rules, in.facts, counters, h.authz.now()); !d.Allowed {
 		return denied(d.Guardrail, d.Detail), nil
 	}
@@ -88,7 +95,7 @@ func (h *Handler) SignIntent(ctx context.Context, req *wire.SignIntentRequest) (
 		}
 		return &wire.SignIntentResponse{Signature: sig, Digest: in.digest}, nil
 	}
-	return signTransaction(ctx, signer, pub, in.tx)
+	return signTransaction(ctx, signer, pub, in.tx, in.facts.MaxFee)
 }
 
 func denied(guardrail, detail string) *wire.SignIntentResponse {
@@ -134,16 +141,7 @@ func prepareIntent(kind string, payload []byte, sc *wire.SignContext) (*intent, 
 			return nil, fmt.Errorf("%w: typed data: %w", wire.ErrBadRequest, err)
 		}
 		in.digest = digest
-		dangerous, reason := evm.ClassifyTypedData(td)
-		dom := evm.Domain(td)
-		in.facts.TypedData = &policy.TypedDataFacts{Dangerous: dangerous, Reason: reason, DomainName: dom.Name,
-			DomainVersion: dom.Version}
-		if dom.ChainID != nil {
-			in.facts.TypedData.DomainChainID = dom.ChainID.String()
-		}
-		if dom.VerifyingContract != (common.Address{}) {
-			in.facts.TypedData.VerifyingContract = strings.ToLower(dom.VerifyingContract.Hex())
-		}
+		typedDataFacts(&in.facts, td)
 	case wire.IntentTransaction:
 		r, err := evm.ParseTxRequest(payload)
 		if err != nil {
@@ -153,20 +151,31 @@ func prepareIntent(kind string, payload []byte, sc *wire.SignContext) (*intent, 
 			return nil, fmt.Errorf("%w: the transaction's chain id is not the chain's", wire.ErrBadRequest)
 		}
 		in.tx = &r
-		transactionFacts(&in.facts, &r, sc.TokenKnown)
+		if err := transactionFacts(&in.facts, &r, sc.TokenKnown); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("%w: intent type %q", wire.ErrBadRequest, kind)
 	}
 	return in, nil
 }
 
-// transactionFacts fills what the guardrails weigh from a transaction.
-func transactionFacts(f *policy.TxFacts, r *evm.TxRequest, tokenKnown bool) {
-	f.To = strings.ToLower(r.To)
-	value, err := evm.ParseQuantity(r.Value)
+// transactionFacts fills what the guardrails weigh from a transaction: its
+// recipient, value and delegations, the effects of its calldata (through
+// every wrapper), and its maximum fee.
+func transactionFacts(f *policy.TxFacts, r *evm.TxRequest, tokenKnown bool) error {
+	fee, err := maxFee(r)
 	if err != nil {
-		f.DecodeFailed = true
-		return
+		return fmt.Errorf("%w: transaction fees: %w", wire.ErrBadRequest, err)
+	}
+	f.MaxFee = fee
+	f.To = strings.ToLower(r.To)
+	value := new(big.Int)
+	if r.Value != "" {
+		if value, err = evm.ParseQuantity(r.Value); err != nil {
+			f.DecodeFailed = true
+			return nil
+		}
 	}
 	f.Value = value
 	for _, a := range r.AuthorizationList {
@@ -175,7 +184,7 @@ func transactionFacts(f *policy.TxFacts, r *evm.TxRequest, tokenKnown bool) {
 	data, err := hexData(r.Data)
 	if err != nil {
 		f.DecodeFailed = true
-		return
+		return nil
 	}
 	call := evm.DecodeCall(data)
 	f.FunctionSelector, f.FunctionName, f.DecodeFailed = call.Selector, call.Function, call.DecodeFailed
@@ -184,6 +193,26 @@ func transactionFacts(f *policy.TxFacts, r *evm.TxRequest, tokenKnown bool) {
 		f.TokenRecipient = strings.ToLower(call.TokenRecipient.Hex())
 		f.TokenAmount = call.TokenAmount
 	}
+	knownTo := ""
+	if tokenKnown {
+		knownTo = f.To
+	}
+	var to common.Address
+	if r.To != "" {
+		to = common.HexToAddress(r.To)
+	}
+	f.Effects = policyEffects(evm.CallEffects(to, data), knownTo)
+	if f.FunctionName == "" {
+		// Name the top-level call after its decoded effect (a wrapper or an
+		// admin call the token decoder does not know).
+		for _, e := range f.Effects {
+			if e.Depth == 0 && e.Selector == f.FunctionSelector && e.Function != "" && !e.DecodeFailed {
+				f.FunctionName = e.Function
+				break
+			}
+		}
+	}
+	return nil
 }
 
 func hexData(s string) ([]byte, error) {
@@ -209,7 +238,9 @@ func signDigest(ctx context.Context, signer keyvault.DigestSigner, digest []byte
 
 // signTransaction signs the authorizations the agent's key is to sign,
 // then the transaction, and assembles it.
-func signTransaction(ctx context.Context, signer keyvault.DigestSigner, pub keyvault.Secp256k1Point, r *evm.TxRequest) (*wire.SignIntentResponse, error) {
+// The transaction's maximum fee may not exceed judgedFee, the one the
+// guardrails weighed.
+func signTransaction(ctx context.Context, signer keyvault.DigestSigner, pub keyvault.Secp256k1Point, r *evm.TxRequest, judgedFee *big.Int) (*wire.SignIntentResponse, error) {
 	for _, i := range r.UnsignedAuthorizations() {
 		a, err := r.AuthorizationList[i].SetCode()
 		if err != nil {
@@ -227,6 +258,9 @@ func signTransaction(ctx context.Context, signer keyvault.DigestSigner, pub keyv
 	tx, err := evm.BuildTx(*r)
 	if err != nil {
 		return nil, fmt.Errorf("%w: transaction: %w", wire.ErrBadRequest, err)
+	}
+	if err := checkBuiltFee(tx, judgedFee); err != nil {
+		return nil, err
 	}
 	h, err := evm.SigningHash(tx)
 	if err != nil {
