@@ -119,12 +119,14 @@ func guardrailDetail(name, detail string) string {
 }
 
 // reserveDay counts a transaction of value and maximum fee on the agent's
-// day counters within its daily limits, before it is signed.
+// day counters within its daily limits and fee budget, before it is
+// signed. The enclave judges the same limits again on the counters.
 func (s *Service) reserveDay(ctx context.Context, a store.Agent, g policy.Guardrails, chain string, value, fee *big.Int,
 	now time.Time) (store.TxCounters, error) {
 	maxDay, maxDayChain, dailyValue := g.DailyLimits(chain, evmDecimals)
 	before, denied, err := s.txs.ReserveTxFee(ctx, a.OrgID, a.ID, chain, now, value, fee,
-		store.TxLimits{MaxPerDay: maxDay, MaxPerDayChain: maxDayChain, DailyValue: dailyValue})
+		store.TxLimits{MaxPerDay: maxDay, MaxPerDayChain: maxDayChain, DailyValue: dailyValue,
+			FeeBudget: g.OverheadBudget(chain, evmDecimals)})
 	if err != nil {
 		return store.TxCounters{}, err
 	}
@@ -133,6 +135,8 @@ func (s *Service) reserveDay(ctx context.Context, a store.Agent, g policy.Guardr
 		return before, nil
 	case store.DeniedMaxPerDayChain:
 		return store.TxCounters{}, problem.Guardrail(policy.GuardrailPerChain, "the per-chain max_per_day of today is reached")
+	case store.DeniedFeeBudget:
+		return store.TxCounters{}, problem.Guardrail(policy.GuardrailOverheadBudget, "today's fee budget on this chain would be exceeded (UTC day)")
 	case store.DeniedMaxPerDay:
 		return store.TxCounters{}, problem.Guardrail(policy.GuardrailMaxPerDay, "today's transaction count limit is reached (UTC day)")
 	default:
