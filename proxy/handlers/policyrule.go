@@ -18,7 +18,7 @@ import (
 var TxConditionFields = map[string]policy.FieldKind{
 	"function_name_in": policy.KindStrings, "function_selector_in": policy.KindStrings, "erc20_amount_above": policy.KindNumberOrString,
 	"value_above": policy.KindNumberOrString, "to_address_in": policy.KindStrings, "chain_in": policy.KindStrings, "intent_type_in": policy.KindStrings,
-	"decode_failed": policy.KindBool, "program_id_in": policy.KindStrings,
+	"decode_failed": policy.KindBool, "program_id_in": policy.KindStrings, "delegate_in": policy.KindStrings,
 }
 
 func rawOrNull(b []byte) json.RawMessage {
