@@ -278,7 +278,7 @@ func TestAttackTypedDataMovesAssets(t *testing.T) {
 			},
 			want:        "tx_privileged_call",
 			counterpart: func(*signingAttacker) map[string]any { return safeTx(allowedTo, "1000", nil, 0) }},
-		"Safe SafeTx atkCall moving the Safe's tokens": {domain: safeAddr,
+		"Safe SafeTx call moving the Safe's tokens": {domain: safeAddr,
 			attack: func(*signingAttacker) map[string]any {
 				return safeTx(usdcBase, "0", abiPack(t, "transfer", atkAddr(attackerAddr), big.NewInt(5_000_000)), 0)
 			},
@@ -372,7 +372,7 @@ func TestAttackCalldataToAllowlistedAddress(t *testing.T) {
 		drain := abiPack(t, "transfer", attacker, big.NewInt(1_000_000))
 		requireGuardrail(t, s.Do("POST", a.txPath(), a.jwt, atkCall(1, allowedTo, execTx(t, attackerAddr, 0, drain, 1))), "tx_privileged_call")
 		requireSigned(t, s.Do("POST", a.txPath(), a.jwt, atkCall(2, allowedTo, execTx(t, allowedTo, 1000, nil, 0))),
-			"a plain atkCall of the Safe to a listed address")
+			"a plain call of the Safe to a listed address")
 		requireGuardrail(t, s.Do("POST", a.txPath(), a.jwt, atkCall(3, allowedTo, execTx(t, attackerAddr, 1000, nil, 0))), "tx_to_allowlist")
 	})
 
@@ -452,7 +452,7 @@ func TestAttackFees(t *testing.T) {
 	s := stack.Start(t)
 	owner := s.SignUp("attack-fees@example.com")
 
-	t.Run("30M gas at 1000 gweiOf under a 0.01 ETH cap", func(t *testing.T) {
+	t.Run("30M gas at 1000 gwei under a 0.01 ETH cap", func(t *testing.T) {
 		a := newSigningAttacker(t, s, owner, map[string]any{"tx_max_value_eth": "0.01"})
 		requireGuardrail(t, s.Do("POST", a.txPath(), a.jwt, feeTx(1, 30_000_000, gweiOf(1000), nil)), "tx_max_value_eth")
 		// Value plus fee: 0.0099 ETH + 21000 × 10 gwei (0.00021) is over.
