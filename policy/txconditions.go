@@ -183,11 +183,15 @@ func callViews(f *TxFacts, effects []TxEffect) []callView {
 // Decimals) is unknown: the caller lets such a result apply a deny but
 // never an allow.
 func (c *TxConditions) eval(f *TxFacts, intent string, effect Effect) truth {
+	return c.evalViews(f, intent, effect, callViews(f, txEffects(f)))
+}
+
+// evalViews is eval over the call views of f computed once by the caller.
+func (c *TxConditions) evalViews(f *TxFacts, intent string, effect Effect, views []callView) truth {
 	t := c.evalRequest(f, intent, effect)
 	if t == truthFails {
 		return t
 	}
-	views := callViews(f, txEffects(f))
 	var acc truth
 	if effect == EffectDeny {
 		acc = truthFails

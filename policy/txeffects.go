@@ -60,12 +60,12 @@ func checkEffectsDecoded(f *TxFacts) (string, string) {
 
 // checkUndecodedCalls denies a call OCV could not decode unless a matching
 // tx_conditions allow rule lists its selector in function_selector_in.
-func checkUndecodedCalls(rules []TxRule, f *TxFacts, intent string, now time.Time) (string, string) {
+func checkUndecodedCalls(rules []TxRule, truths []truth, f *TxFacts, now time.Time) (string, string) {
 	for _, e := range txEffects(f) {
 		if !e.DecodeFailed || e.Kind == TxEffectPrivileged {
 			continue
 		}
-		if e.Selector == "" || !allowRuleNames(rules, f, intent, now, "", e.Selector) {
+		if e.Selector == "" || !allowRuleNames(rules, truths, now, "", e.Selector) {
 			return GuardrailDecode, "a call could not be decoded and no transaction rule allows its selector"
 		}
 	}
@@ -75,12 +75,12 @@ func checkUndecodedCalls(rules []TxRule, f *TxFacts, intent string, now time.Tim
 // checkPrivileged denies a privileged effect (an upgrade, an ownership or
 // Safe configuration change, a delegatecall) unless a matching tx_conditions
 // allow rule names its function or selector.
-func checkPrivileged(rules []TxRule, f *TxFacts, intent string, now time.Time) (string, string) {
+func checkPrivileged(rules []TxRule, truths []truth, f *TxFacts, now time.Time) (string, string) {
 	for _, e := range txEffects(f) {
 		if e.Kind != TxEffectPrivileged {
 			continue
 		}
-		if (e.Function == "" && e.Selector == "") || !allowRuleNames(rules, f, intent, now, e.Function, e.Selector) {
+		if (e.Function == "" && e.Selector == "") || !allowRuleNames(rules, truths, now, e.Function, e.Selector) {
 			return GuardrailPrivilegedCall, "a privileged call (upgrade, ownership or Safe change, delegatecall) that no transaction rule allows"
 		}
 	}
@@ -224,23 +224,37 @@ func nativeValue(f *TxFacts) *big.Int {
 }
 
 // allowRuleNames reports whether an allow rule in force holds for the
-// request and lists function in function_name_in or selector in
-// function_selector_in. Whether that rule also wins against the deny
-// rules is evalTxRules' decision.
-func allowRuleNames(rules []TxRule, f *TxFacts, intent string, now time.Time, function, selector string) bool {
+// request (truths[i] is rule i's result) and lists function in
+// function_name_in or selector in function_selector_in. Whether that rule
+// also wins against the deny rules is evalTxRules' decision.
+func allowRuleNames(rules []TxRule, truths []truth, now time.Time, function, selector string) bool {
 	for i := range rules {
 		r := &rules[i]
-		if r.Effect != EffectAllow || !ruleInForce(r, now) {
+		if r.Effect != EffectAllow || !ruleInForce(r, now) || truths[i] != truthHolds {
 			continue
 		}
 		c := &r.Conditions
-		named := (function != "" && inList(c.FunctionNameIn, function, false)) ||
-			(selector != "" && inList(c.FunctionSelectorIn, selector, true))
-		if named && c.eval(f, intent, r.Effect) == truthHolds {
+		if (function != "" && inList(c.FunctionNameIn, function, false)) ||
+			(selector != "" && inList(c.FunctionSelectorIn, selector, true)) {
 			return true
 		}
 	}
 	return false
+}
+
+// ruleTruths evaluates every rule's conditions once against f, over call
+// views computed once: the checks that consult the rules share the result,
+// so that a request with many effects and many rules costs rules × views.
+func ruleTruths(rules []TxRule, f *TxFacts, intent string) []truth {
+	if len(rules) == 0 {
+		return nil
+	}
+	views := callViews(f, txEffects(f))
+	out := make([]truth, len(rules))
+	for i := range rules {
+		out[i] = rules[i].Conditions.evalViews(f, intent, rules[i].Effect, views)
+	}
+	return out
 }
 
 // ruleInForce reports whether r has not expired at now; an expiring rule

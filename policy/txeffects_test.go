@@ -502,3 +502,23 @@ func TestTxEffectsLegacyTokenFacts(t *testing.T) {
 	require.Equal(t, f.TokenRecipient, effects[0].Counterparty)
 	require.Nil(t, txEffects(&TxFacts{}))
 }
+
+// BenchmarkEvaluateTxManyEffects: the worst request a decoder may report
+// (MaxEffects undecoded calls) against many rules stays cheap.
+func BenchmarkEvaluateTxManyEffects(b *testing.B) {
+	effects := make([]TxEffect, 256)
+	for i := range effects {
+		effects[i] = unknownCall(addrRouter, "0xdeadbeef", 1)
+	}
+	f := call(addrRouter, effects...)
+	rules := make([]TxRule, 64)
+	for i := range rules {
+		rules[i] = allowSelectors("0x12345678", "0xdeadbeef", "0xac9650d8")
+	}
+	b.ResetTimer()
+	for range b.N {
+		if d := EvaluateTx(Guardrails{}, rules, f, TxCounters{}, txNow); !d.Allowed {
+			b.Fatal(d)
+		}
+	}
+}

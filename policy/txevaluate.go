@@ -74,6 +74,7 @@ func EvaluateTx(g Guardrails, rules []TxRule, f TxFacts, c TxCounters, now time.
 	isTx := intent == IntentTransaction
 	typed := intent == IntentTypedData
 	moves := isTx || typed
+	truths := ruleTruths(rules, &f, intent)
 	steps := []struct {
 		applies bool
 		check   func() (guardrail, detail string)
@@ -83,15 +84,15 @@ func EvaluateTx(g Guardrails, rules []TxRule, f TxFacts, c TxCounters, now time.
 		{isTx, func() (string, string) { return checkDecoded(&f) }},
 		{moves, func() (string, string) { return checkEffectsDecoded(&f) }},
 		{typed, func() (string, string) { return checkTypedData(&g, &f) }},
-		{moves, func() (string, string) { return checkPrivileged(rules, &f, intent, now) }},
-		{moves, func() (string, string) { return checkUndecodedCalls(rules, &f, intent, now) }},
+		{moves, func() (string, string) { return checkPrivileged(rules, truths, &f, now) }},
+		{moves, func() (string, string) { return checkUndecodedCalls(rules, truths, &f, now) }},
 		{moves, func() (string, string) { return checkApprovals(&g, &f) }},
 		{moves, func() (string, string) { return checkCounterparties(&g, &f, intent) }},
 		{isTx, func() (string, string) { return checkDelegations(&g, &f) }},
 		{moves, func() (string, string) { return checkTokens(&g, &f) }},
 		{isTx, func() (string, string) { return checkOverheadBudget(&g, &f, &c) }},
 		{moves, func() (string, string) { return checkMaxValue(&g, &f, isTx) }},
-		{true, func() (string, string) { return evalTxRules(rules, &f, intent, now) }},
+		{true, func() (string, string) { return evalTxRules(rules, truths, now) }},
 		{isTx, func() (string, string) { return checkPerDay(&g, &f, &c) }},
 		{moves, func() (string, string) { return checkDailyValue(&g, &f, &c) }},
 	}
@@ -267,7 +268,7 @@ func checkDailyValue(g *Guardrails, f *TxFacts, c *TxCounters) (string, string) 
 // none matches, any allow rule makes the allow rules an allowlist that this
 // request is not on. An invalid effect, or rules with an expiry but no
 // evaluation time, deny.
-func evalTxRules(rules []TxRule, f *TxFacts, intent string, now time.Time) (string, string) {
+func evalTxRules(rules []TxRule, truths []truth, now time.Time) (string, string) {
 	var best *TxRule
 	anyAllow := false
 	for i := range rules {
@@ -286,7 +287,7 @@ func evalTxRules(rules []TxRule, f *TxFacts, intent string, now time.Time) (stri
 		if r.Effect == EffectAllow {
 			anyAllow = true
 		}
-		t := r.Conditions.eval(f, intent, r.Effect)
+		t := truths[i]
 		// An unknown condition may let a deny apply, never an allow.
 		if t == truthFails || (t == truthUnknown && r.Effect == EffectAllow) {
 			continue

@@ -87,7 +87,25 @@ func typedConformanceCases() map[string]typedCase {
 	transfer := "0xa9059cbb" + strings.Repeat("0", 24) + strings.ToLower(tdOther[2:]) + strings.Repeat("0", 59) + "f4240"
 	// multiSend's selector with an empty payload: a SafeTx delegatecall as wallets send.
 	multiSend := "0x8d80ff0a" + strings.Repeat("0", 62) + "20" + strings.Repeat("0", 64)
+	seaportDomain := map[string]any{"name": "Seaport", "version": "1.6", "chainId": 1, "verifyingContract": tdSeaport}
+	seaportTypes := "address offerer,address zone,OfferItem[] offer,ConsiderationItem[] consideration,uint8 orderType," +
+		"uint256 startTime,uint256 endTime,bytes32 zoneHash,uint256 salt,bytes32 conduitKey,uint256 counter"
+	listing := func(id int) map[string]any {
+		return map[string]any{"offerer": tdSigner, "zone": tdZeroAddr,
+			"offer": []any{map[string]any{"itemType": 2, "token": tdBAYC, "identifierOrCriteria": id, "startAmount": 1, "endAmount": 1}},
+			"consideration": []any{
+				map[string]any{"itemType": 0, "token": tdZeroAddr, "identifierOrCriteria": 0, "startAmount": "9750000000000000000",
+					"endAmount": "9750000000000000000", "recipient": tdSigner},
+				map[string]any{"itemType": 0, "token": tdZeroAddr, "identifierOrCriteria": 0, "startAmount": "250000000000000000",
+					"endAmount": "250000000000000000", "recipient": "0x0000a26b00c1F0DF003000390027140000fAa719"}},
+			"orderType": 0, "startTime": 1700000000, "endTime": 1900000000,
+			"zoneHash": "0x0000000000000000000000000000000000000000000000000000000000000000", "salt": "24446860302761739304752683030156737591518664810215442929802950375064553058297",
+			"conduitKey": "0x0000007b02230091a7ed01230072f7006a004d60a8d4e71d599b8104250f0000", "counter": 0}
+	}
 	return map[string]typedCase{
+		"Seaport 1.6 BulkOrder": {evm.StdSeaportBulkOrder, tdDoc("BulkOrder",
+			map[string]string{"BulkOrder": "OrderComponents[2][2] tree", "OrderComponents": seaportTypes, "OfferItem": offerItem, "ConsiderationItem": considItem},
+			seaportDomain, map[string]any{"tree": []any{[]any{listing(1), listing(2)}, []any{listing(3), listing(4)}}})},
 		"EIP-2612 USDC permit": {evm.StdEIP2612Permit, tdDoc("Permit",
 			map[string]string{"Permit": "address owner,address spender,uint256 value,uint256 nonce,uint256 deadline"}, usdc,
 			map[string]any{"owner": tdSigner, "spender": tdRouter, "value": tdMaxU256, "nonce": 0, "deadline": 1900000000})},
@@ -211,6 +229,15 @@ func typedConformanceCases() map[string]typedCase {
 			map[string]any{"salt": "102412815605188492", "maker": tdSigner, "receiver": tdZeroAddr, "makerAsset": tdUSDC, "takerAsset": tdWETH,
 				"makingAmount": "1000000000", "takingAmount": "400000000000000000",
 				"makerTraits": "62419173104490761595518734106643312524177918888344010093236686688879363751936"})},
+		"EIP-4494 Uniswap v3 position permit": {evm.StdERC721Permit, tdDoc("Permit",
+			map[string]string{"Permit": "address spender,uint256 tokenId,uint256 nonce,uint256 deadline"},
+			map[string]any{"name": "Uniswap V3 Positions NFT-V1", "version": "1", "chainId": 1, "verifyingContract": "0xC36442b4a4522E871399CD717aBDD847Ab11FE88"},
+			map[string]any{"spender": tdRouter, "tokenId": 512345, "nonce": 0, "deadline": 1900000000})},
+		"Polygon MetaTransaction": {evm.StdMetaTransaction, tdDoc("MetaTransaction",
+			map[string]string{"MetaTransaction": "uint256 nonce,address from,bytes functionSignature"},
+			map[string]any{"name": "USD Coin (PoS)", "version": "1", "verifyingContract": "0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174",
+				"salt": "0x0000000000000000000000000000000000000000000000000000000000000089"},
+			map[string]any{"nonce": 3, "from": tdSigner, "functionSignature": transfer})},
 		"CoW Protocol Order": {evm.StdCowOrder, tdDoc("Order",
 			map[string]string{"Order": "address sellToken,address buyToken,address receiver,uint256 sellAmount,uint256 buyAmount,uint32 validTo," +
 				"bytes32 appData,uint256 feeAmount,string kind,bool partiallyFillable,string sellTokenBalance,string buyTokenBalance"},

@@ -6,7 +6,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// abiTuple reads one ABI-encoded tuple strictly. Offsets in its head are
+// callABITuple reads one ABI-encoded tuple strictly. Offsets in its head are
 // relative to the start of buf. A failed read clears *ok (shared by every
 // tuple of one call, so one check after decoding covers all reads) and
 // returns a zero value; reads never panic on any input.
@@ -15,20 +15,20 @@ import (
 // uintN words have no bits above N, offsets are 32-byte aligned and inside
 // the tuple, lengths fit in what follows, and the padding of bytes is
 // present and zero.
-type abiTuple struct {
+type callABITuple struct {
 	buf []byte
 	ok  *bool
 }
 
-func newABITuple(buf []byte) abiTuple {
+func newCallABITuple(buf []byte) callABITuple {
 	ok := true
-	return abiTuple{buf: buf, ok: &ok}
+	return callABITuple{buf: buf, ok: &ok}
 }
 
-func (t abiTuple) fail() { *t.ok = false }
+func (t callABITuple) fail() { *t.ok = false }
 
 // word is the i-th 32-byte head word.
-func (t abiTuple) word(i int) []byte {
+func (t callABITuple) word(i int) []byte {
 	if i < 0 || i >= len(t.buf)/32 {
 		t.fail()
 		return make([]byte, 32)
@@ -37,7 +37,7 @@ func (t abiTuple) word(i int) []byte {
 }
 
 // uint reads a uintN (N a multiple of 8, at most 256).
-func (t abiTuple) uint(i, bits int) *big.Int {
+func (t callABITuple) uint(i, bits int) *big.Int {
 	w := t.word(i)
 	if !allZero(w[:32-bits/8]) {
 		t.fail()
@@ -46,7 +46,7 @@ func (t abiTuple) uint(i, bits int) *big.Int {
 	return new(big.Int).SetBytes(w)
 }
 
-func (t abiTuple) addr(i int) common.Address {
+func (t callABITuple) addr(i int) common.Address {
 	w := t.word(i)
 	if !allZero(w[:12]) {
 		t.fail()
@@ -55,7 +55,7 @@ func (t abiTuple) addr(i int) common.Address {
 	return common.BytesToAddress(w[12:])
 }
 
-func (t abiTuple) boolean(i int) bool {
+func (t callABITuple) boolean(i int) bool {
 	w := t.word(i)
 	if !allZero(w[:31]) || w[31] > 1 {
 		t.fail()
@@ -66,7 +66,7 @@ func (t abiTuple) boolean(i int) bool {
 
 // small reads a uint256 word that must be at most limit (a length, an
 // offset or a small enum) as an int.
-func (t abiTuple) small(i, limit int) int {
+func (t callABITuple) small(i, limit int) int {
 	w := t.word(i)
 	v := new(big.Int).SetBytes(w)
 	if !v.IsInt64() || v.Int64() > int64(limit) {
@@ -77,27 +77,27 @@ func (t abiTuple) small(i, limit int) int {
 }
 
 // at is the dynamic value whose offset is head word i.
-func (t abiTuple) at(i int) abiTuple {
+func (t callABITuple) at(i int) callABITuple {
 	off := t.small(i, len(t.buf))
 	if off%32 != 0 || off+32 > len(t.buf) {
 		t.fail()
-		return abiTuple{ok: t.ok}
+		return callABITuple{ok: t.ok}
 	}
-	return abiTuple{buf: t.buf[off:], ok: t.ok}
+	return callABITuple{buf: t.buf[off:], ok: t.ok}
 }
 
 // inline is the static tuple starting at head word i (a static struct
 // argument, or element of an array of static structs).
-func (t abiTuple) inline(i int) abiTuple {
+func (t callABITuple) inline(i int) callABITuple {
 	if i < 0 || i > len(t.buf)/32 {
 		t.fail()
-		return abiTuple{ok: t.ok}
+		return callABITuple{ok: t.ok}
 	}
-	return abiTuple{buf: t.buf[32*i:], ok: t.ok}
+	return callABITuple{buf: t.buf[32*i:], ok: t.ok}
 }
 
 // bytes reads the dynamic bytes whose offset is head word i.
-func (t abiTuple) bytes(i int) []byte {
+func (t callABITuple) bytes(i int) []byte {
 	d := t.at(i)
 	if !*t.ok {
 		return nil
@@ -116,15 +116,15 @@ func (t abiTuple) bytes(i int) []byte {
 // follow) and its elements' area, where element j of a static element type
 // of `words` words is elems.inline(j*words) and element j of a dynamic
 // type is elems.at(j).
-func (t abiTuple) array(i, words, limit int) (n int, elems abiTuple) {
+func (t callABITuple) array(i, words, limit int) (n int, elems callABITuple) {
 	d := t.at(i)
 	if !*t.ok {
-		return 0, abiTuple{ok: t.ok}
+		return 0, callABITuple{ok: t.ok}
 	}
 	n = d.small(0, limit)
 	if !*t.ok || n*words > (len(d.buf)-32)/32 {
 		t.fail()
-		return 0, abiTuple{ok: t.ok}
+		return 0, callABITuple{ok: t.ok}
 	}
-	return n, abiTuple{buf: d.buf[32:], ok: t.ok}
+	return n, callABITuple{buf: d.buf[32:], ok: t.ok}
 }

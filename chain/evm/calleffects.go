@@ -17,22 +17,41 @@ import (
 // its target. A delegatecall (Safe operation 1) is an EffectPrivileged on
 // top of its inner call's effects. A call whose effects or inner calls
 // exceed MaxEffects is reported as one failed decode of the whole call.
-// Decoding is strict (see abiTuple): anything an honest ABI encoder would
+// Decoding is strict (see callABITuple): anything an honest ABI encoder would
 // not produce is a failed decode, never a guess.
+//
+// Known calls, by selector (the contract called is not checked: a selector
+// means the same everywhere):
+//   - tokens: ERC-20 transfer, transferFrom, approve, increaseAllowance;
+//     ERC-721 safeTransferFrom (both), setApprovalForAll; ERC-1155
+//     safeTransferFrom, safeBatchTransferFrom; EIP-2612 and DAI permit.
+//     ERC-20 and ERC-721 share transferFrom and approve: the last word is
+//     Amount and TokenID stays nil.
+//   - Permit2: approve(token,spender,uint160,uint48), permit (single and
+//     batch), transferFrom (single and batch); max uint160 is unlimited.
+//   - privileged: upgradeTo, upgradeToAndCall (its data is checked, not
+//     unwrapped), changeAdmin, transferOwnership, renounceOwnership, Safe
+//     addOwnerWithThreshold, removeOwner, swapOwner, changeThreshold,
+//     enableModule, disableModule, setGuard, setFallbackHandler.
+//   - wrappers: Safe execTransaction (inner effects move the Safe's
+//     assets: From is the Safe), Safe multiSend, Multicall3 aggregate,
+//     tryAggregate, aggregate3, aggregate3Value, blockAndAggregate,
+//     tryBlockAndAggregate, and multicall(bytes[]) / multicall(uint256,
+//     bytes[]) (calls to `to` itself).
 func CallEffects(to common.Address, data []byte) []Effect {
 	if len(data) == 0 {
 		return nil
 	}
-	d := &effectDecoder{}
+	d := &callEffectDecoder{}
 	d.call(to, data, 0, common.Address{})
 	if d.overflow || len(d.effects) > MaxEffects {
-		return []Effect{failedCall(to, data, 0)}
+		return []Effect{callFailedEffect(to, data, 0)}
 	}
 	return d.effects
 }
 
-// innerCall is one call a wrapper makes.
-type innerCall struct {
+// callInner is one call a wrapper makes.
+type callInner struct {
 	target common.Address
 	value  *big.Int
 	data   []byte
@@ -41,30 +60,30 @@ type innerCall struct {
 	from common.Address
 }
 
-// callSpec decodes the arguments of one known function. It returns the
+// callSpecEntry decodes the arguments of one known function. It returns the
 // call's own effects (Kind and arguments; the decoder fills Function,
 // Selector, Target, Depth) and the inner calls it wraps. args.ok false
 // after it returns means malformed.
-type callSpec struct {
+type callSpecEntry struct {
 	name   string
-	decode func(to common.Address, args abiTuple) ([]Effect, []innerCall)
+	decode func(to common.Address, args callABITuple) ([]Effect, []callInner)
 }
 
-type effectDecoder struct {
+type callEffectDecoder struct {
 	effects  []Effect
 	calls    int
 	overflow bool
 }
 
-func selectorString(data []byte) string {
+func callSelectorString(data []byte) string {
 	if len(data) < 4 {
 		return ""
 	}
 	return "0x" + hex.EncodeToString(data[:4])
 }
 
-func failedCall(to common.Address, data []byte, depth int) Effect {
-	e := Effect{Kind: EffectCall, Selector: selectorString(data), Target: to, Depth: depth, DecodeFailed: true}
+func callFailedEffect(to common.Address, data []byte, depth int) Effect {
+	e := Effect{Kind: EffectCall, Selector: callSelectorString(data), Target: to, Depth: depth, DecodeFailed: true}
 	if len(data) >= 4 {
 		if s, ok := callSpecs[[4]byte(data[:4])]; ok {
 			e.Function = s.name
@@ -73,7 +92,7 @@ func failedCall(to common.Address, data []byte, depth int) Effect {
 	return e
 }
 
-func (d *effectDecoder) add(e Effect) {
+func (d *callEffectDecoder) add(e Effect) {
 	if len(d.effects) >= MaxEffects {
 		d.overflow = true
 		return
@@ -82,29 +101,29 @@ func (d *effectDecoder) add(e Effect) {
 }
 
 // call decodes one call at depth; from (when set) replaces a zero From.
-func (d *effectDecoder) call(to common.Address, data []byte, depth int, from common.Address) {
+func (d *callEffectDecoder) call(to common.Address, data []byte, depth int, from common.Address) {
 	if len(data) == 0 || d.overflow {
 		return
 	}
 	if depth > MaxEffectDepth || len(data) < 4 {
-		d.add(withFrom(failedCall(to, data, depth), from))
+		d.add(callWithFrom(callFailedEffect(to, data, depth), from))
 		return
 	}
 	spec, known := callSpecs[[4]byte(data[:4])]
 	if !known {
-		d.add(withFrom(failedCall(to, data, depth), from))
+		d.add(callWithFrom(callFailedEffect(to, data, depth), from))
 		return
 	}
-	args := newABITuple(data[4:])
+	args := newCallABITuple(data[4:])
 	own, inner := spec.decode(to, args)
 	if !*args.ok {
-		d.add(withFrom(failedCall(to, data, depth), from))
+		d.add(callWithFrom(callFailedEffect(to, data, depth), from))
 		return
 	}
-	sel := selectorString(data)
+	selector := callSelectorString(data)
 	for _, e := range own {
-		e.Function, e.Selector, e.Target, e.Depth = spec.name, sel, to, depth
-		d.add(withFrom(e, from))
+		e.Function, e.Selector, e.Target, e.Depth = spec.name, selector, to, depth
+		d.add(callWithFrom(e, from))
 	}
 	for _, ic := range inner {
 		d.calls++
@@ -117,13 +136,13 @@ func (d *effectDecoder) call(to common.Address, data []byte, depth int, from com
 			innerFrom = ic.from
 		}
 		if ic.value != nil && ic.value.Sign() > 0 {
-			d.add(withFrom(Effect{Kind: EffectNativeTransfer, Counterparty: ic.target, Amount: ic.value, Depth: depth + 1}, innerFrom))
+			d.add(callWithFrom(Effect{Kind: EffectNativeTransfer, Counterparty: ic.target, Amount: ic.value, Depth: depth + 1}, innerFrom))
 		}
 		d.call(ic.target, ic.data, depth+1, innerFrom)
 	}
 }
 
-func withFrom(e Effect, from common.Address) Effect {
+func callWithFrom(e Effect, from common.Address) Effect {
 	if e.From == (common.Address{}) {
 		e.From = from
 	}
@@ -132,13 +151,13 @@ func withFrom(e Effect, from common.Address) Effect {
 
 // callSpecs maps selectors to decoders. Signatures are hashed at init so
 // the table cannot drift from the functions it names.
-var callSpecs = map[[4]byte]callSpec{}
+var callSpecs = map[[4]byte]callSpecEntry{}
 
-func register(signature, name string, decode func(common.Address, abiTuple) ([]Effect, []innerCall)) {
-	var sel [4]byte
-	copy(sel[:], keccakSelector(signature))
-	if _, dup := callSpecs[sel]; dup {
+func registerCall(signature, name string, decode func(common.Address, callABITuple) ([]Effect, []callInner)) {
+	var selector [4]byte
+	copy(selector[:], callSelector(signature))
+	if _, dup := callSpecs[selector]; dup {
 		panic("evm: duplicate selector for " + signature)
 	}
-	callSpecs[sel] = callSpec{name: name, decode: decode}
+	callSpecs[selector] = callSpecEntry{name: name, decode: decode}
 }

@@ -12,22 +12,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// abiArg is one input of a method packed with go-ethereum's accounts/abi:
+// ceABIArg is one input of a method packed with go-ethereum's accounts/abi:
 // a type string and, for tuples, named components.
-type abiArg struct {
+type ceABIArg struct {
 	typ   string
 	comps []abi.ArgumentMarshaling
 }
 
-func arg(typ string, comps ...abi.ArgumentMarshaling) abiArg { return abiArg{typ: typ, comps: comps} }
+func ceArg(typ string, comps ...abi.ArgumentMarshaling) ceABIArg {
+	return ceABIArg{typ: typ, comps: comps}
+}
 
-func comp(name, typ string, comps ...abi.ArgumentMarshaling) abi.ArgumentMarshaling {
+func ceComp(name, typ string, comps ...abi.ArgumentMarshaling) abi.ArgumentMarshaling {
 	return abi.ArgumentMarshaling{Name: name, Type: typ, Components: comps}
 }
 
-// packCall packs name(args…) with go-ethereum, so selectors and encodings
+// cePack packs name(args…) with go-ethereum, so selectors and encodings
 // are the real ones, and checks the method's signature is sig.
-func packCall(t testing.TB, sig string, args []abiArg, values ...any) []byte {
+func cePack(t testing.TB, sig string, args []ceABIArg, values ...any) []byte {
 	t.Helper()
 	name := sig[:strings.IndexByte(sig, '(')]
 	inputs := make(abi.Arguments, len(args))
@@ -43,7 +45,7 @@ func packCall(t testing.TB, sig string, args []abiArg, values ...any) []byte {
 	return append(append([]byte{}, m.ID...), packed...)
 }
 
-func bi(s string) *big.Int {
+func ceBig(s string) *big.Int {
 	v, ok := new(big.Int).SetString(s, 0)
 	if !ok {
 		panic("bad big int " + s)
@@ -51,11 +53,11 @@ func bi(s string) *big.Int {
 	return v
 }
 
-func addr(b byte) common.Address { return common.BytesToAddress([]byte{b}) }
+func ceAddr(b byte) common.Address { return common.BytesToAddress([]byte{b}) }
 
-// effectString renders an effect so tests compare values, not big.Int
+// ceEffectString renders an effect so tests compare values, not big.Int
 // internals.
-func effectString(e Effect) string {
+func ceEffectString(e Effect) string {
 	n := func(v *big.Int) string {
 		if v == nil {
 			return "nil"
@@ -68,25 +70,25 @@ func effectString(e Effect) string {
 		e.Unlimited, e.Approved, n(e.Deadline), e.Depth, e.DecodeFailed)
 }
 
-func effectStrings(es []Effect) []string {
+func ceEffectStrings(es []Effect) []string {
 	out := make([]string, len(es))
 	for i, e := range es {
-		out[i] = effectString(e)
+		out[i] = ceEffectString(e)
 	}
 	return out
 }
 
-func sel(data []byte) string { return "0x" + hex.EncodeToString(data[:4]) }
+func ceSel(data []byte) string { return "0x" + hex.EncodeToString(data[:4]) }
 
-// packMultiSend packs Safe multiSend items (operation, to, value, data).
-type multiSendItem struct {
+// cePackMultiSend packs Safe multiSend items (operation, to, value, data).
+type ceMultiSendItem struct {
 	op    byte
 	to    common.Address
 	value *big.Int
 	data  []byte
 }
 
-func packMultiSend(items ...multiSendItem) []byte {
+func cePackMultiSend(items ...ceMultiSendItem) []byte {
 	var out []byte
 	for _, it := range items {
 		out = append(out, it.op)

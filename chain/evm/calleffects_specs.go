@@ -7,10 +7,10 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
-func keccakSelector(signature string) []byte { return crypto.Keccak256([]byte(signature))[:4] }
+func callSelector(signature string) []byte { return crypto.Keccak256([]byte(signature))[:4] }
 
-// maxUint160 is Permit2's "unlimited" allowance.
-var maxUint160 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 160), big.NewInt(1))
+// callMaxUint160 is Permit2's "unlimited" allowance.
+var callMaxUint160 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 160), big.NewInt(1))
 
 func init() {
 	registerTokenCalls()
@@ -19,11 +19,11 @@ func init() {
 	registerWrapperCalls()
 }
 
-func transferEffect(token, from, to common.Address, amount, tokenID *big.Int) Effect {
+func callTransferEffect(token, from, to common.Address, amount, tokenID *big.Int) Effect {
 	return Effect{Kind: EffectTokenTransfer, Token: token, From: from, Counterparty: to, Amount: amount, TokenID: tokenID}
 }
 
-func approveEffect(token, owner, spender common.Address, amount *big.Int) Effect {
+func callApproveEffect(token, owner, spender common.Address, amount *big.Int) Effect {
 	return Effect{Kind: EffectApprove, Token: token, From: owner, Counterparty: spender, Amount: amount, Unlimited: IsUnlimitedAmount(amount)}
 }
 
@@ -32,37 +32,37 @@ func approveEffect(token, owner, spender common.Address, amount *big.Int) Effect
 // reported as Amount (a token id cannot be told from an amount), TokenID
 // stays nil.
 func registerTokenCalls() {
-	register("transfer(address,uint256)", "transfer", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
-		return []Effect{transferEffect(to, common.Address{}, a.addr(0), a.uint(1, 256), nil)}, nil
+	registerCall("transfer(address,uint256)", "transfer", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
+		return []Effect{callTransferEffect(to, common.Address{}, a.addr(0), a.uint(1, 256), nil)}, nil
 	})
-	register("transferFrom(address,address,uint256)", "transferFrom", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
-		return []Effect{transferEffect(to, a.addr(0), a.addr(1), a.uint(2, 256), nil)}, nil
+	registerCall("transferFrom(address,address,uint256)", "transferFrom", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
+		return []Effect{callTransferEffect(to, a.addr(0), a.addr(1), a.uint(2, 256), nil)}, nil
 	})
-	register("approve(address,uint256)", "approve", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
-		return []Effect{approveEffect(to, common.Address{}, a.addr(0), a.uint(1, 256))}, nil
+	registerCall("approve(address,uint256)", "approve", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
+		return []Effect{callApproveEffect(to, common.Address{}, a.addr(0), a.uint(1, 256))}, nil
 	})
-	register("increaseAllowance(address,uint256)", "increaseAllowance", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
-		return []Effect{approveEffect(to, common.Address{}, a.addr(0), a.uint(1, 256))}, nil
+	registerCall("increaseAllowance(address,uint256)", "increaseAllowance", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
+		return []Effect{callApproveEffect(to, common.Address{}, a.addr(0), a.uint(1, 256))}, nil
 	})
-	register("setApprovalForAll(address,bool)", "setApprovalForAll", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("setApprovalForAll(address,bool)", "setApprovalForAll", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
 		return []Effect{{Kind: EffectApprovalForAll, Token: to, Counterparty: a.addr(0), Approved: a.boolean(1)}}, nil
 	})
 	// ERC-721 safeTransferFrom, without and with data: one token.
-	register("safeTransferFrom(address,address,uint256)", "safeTransferFrom", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
-		return []Effect{transferEffect(to, a.addr(0), a.addr(1), big.NewInt(1), a.uint(2, 256))}, nil
+	registerCall("safeTransferFrom(address,address,uint256)", "safeTransferFrom", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
+		return []Effect{callTransferEffect(to, a.addr(0), a.addr(1), big.NewInt(1), a.uint(2, 256))}, nil
 	})
-	register("safeTransferFrom(address,address,uint256,bytes)", "safeTransferFrom", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
-		e := transferEffect(to, a.addr(0), a.addr(1), big.NewInt(1), a.uint(2, 256))
+	registerCall("safeTransferFrom(address,address,uint256,bytes)", "safeTransferFrom", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
+		e := callTransferEffect(to, a.addr(0), a.addr(1), big.NewInt(1), a.uint(2, 256))
 		a.bytes(3)
 		return []Effect{e}, nil
 	})
 	// ERC-1155.
-	register("safeTransferFrom(address,address,uint256,uint256,bytes)", "safeTransferFrom", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
-		e := transferEffect(to, a.addr(0), a.addr(1), a.uint(3, 256), a.uint(2, 256))
+	registerCall("safeTransferFrom(address,address,uint256,uint256,bytes)", "safeTransferFrom", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
+		e := callTransferEffect(to, a.addr(0), a.addr(1), a.uint(3, 256), a.uint(2, 256))
 		a.bytes(4)
 		return []Effect{e}, nil
 	})
-	register("safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)", "safeBatchTransferFrom", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)", "safeBatchTransferFrom", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
 		from, rcpt := a.addr(0), a.addr(1)
 		n, ids := a.array(2, 1, MaxEffects)
 		m, amounts := a.array(3, 1, MaxEffects)
@@ -75,25 +75,25 @@ func registerTokenCalls() {
 		}
 		out := make([]Effect, 0, n)
 		for j := 0; j < n; j++ {
-			out = append(out, transferEffect(to, from, rcpt, amounts.uint(j, 256), ids.uint(j, 256)))
+			out = append(out, callTransferEffect(to, from, rcpt, amounts.uint(j, 256), ids.uint(j, 256)))
 		}
 		return out, nil
 	})
 	// EIP-2612 permit.
-	register("permit(address,address,uint256,uint256,uint8,bytes32,bytes32)", "permit", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
-		e := approveEffect(to, a.addr(0), a.addr(1), a.uint(2, 256))
+	registerCall("permit(address,address,uint256,uint256,uint8,bytes32,bytes32)", "permit", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
+		e := callApproveEffect(to, a.addr(0), a.addr(1), a.uint(2, 256))
 		e.Deadline = a.uint(3, 256)
 		a.uint(4, 8)
 		a.word(6)
 		return []Effect{e}, nil
 	})
 	// DAI permit: allowed=true grants max uint256, false revokes.
-	register("permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)", "permit", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)", "permit", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
 		amount := new(big.Int)
 		if a.boolean(4) {
 			amount.Set(maxUint256)
 		}
-		e := approveEffect(to, a.addr(0), a.addr(1), amount)
+		e := callApproveEffect(to, a.addr(0), a.addr(1), amount)
 		e.Deadline = a.uint(3, 256)
 		a.uint(5, 8)
 		a.word(7)
@@ -104,24 +104,24 @@ func registerTokenCalls() {
 // registerPermit2Calls: Uniswap Permit2's allowance and transfer calls.
 // A grant of max uint160 is unlimited.
 func registerPermit2Calls() {
-	permit2Grant := func(owner common.Address, details abiTuple, spender common.Address) Effect {
+	permit2Grant := func(owner common.Address, details callABITuple, spender common.Address) Effect {
 		amount := details.uint(1, 160)
-		e := approveEffect(details.addr(0), owner, spender, amount)
-		e.Unlimited = amount.Cmp(maxUint160) == 0
+		e := callApproveEffect(details.addr(0), owner, spender, amount)
+		e.Unlimited = amount.Cmp(callMaxUint160) == 0
 		e.Deadline = details.uint(2, 48)
 		details.uint(3, 48)
 		return e
 	}
-	register("approve(address,address,uint160,uint48)", "approve", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("approve(address,address,uint160,uint48)", "approve", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		amount := a.uint(2, 160)
-		e := approveEffect(a.addr(0), common.Address{}, a.addr(1), amount)
-		e.Unlimited = amount.Cmp(maxUint160) == 0
+		e := callApproveEffect(a.addr(0), common.Address{}, a.addr(1), amount)
+		e.Unlimited = amount.Cmp(callMaxUint160) == 0
 		e.Deadline = a.uint(3, 48)
 		return []Effect{e}, nil
 	})
 	// permit(owner, PermitSingle{details{token,amount,expiration,nonce}, spender, sigDeadline}, signature):
 	// the struct is static, so it sits inline in the head.
-	register("permit(address,((address,uint160,uint48,uint48),address,uint256),bytes)", "permit", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("permit(address,((address,uint160,uint48,uint48),address,uint256),bytes)", "permit", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		owner, single := a.addr(0), a.inline(1)
 		e := permit2Grant(owner, single, single.addr(4))
 		single.uint(5, 256)
@@ -129,7 +129,7 @@ func registerPermit2Calls() {
 		return []Effect{e}, nil
 	})
 	// permit(owner, PermitBatch{details[], spender, sigDeadline}, signature).
-	register("permit(address,((address,uint160,uint48,uint48)[],address,uint256),bytes)", "permit", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("permit(address,((address,uint160,uint48,uint48)[],address,uint256),bytes)", "permit", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		owner, batch := a.addr(0), a.at(1)
 		a.bytes(2)
 		n, details := batch.array(0, 4, MaxEffects)
@@ -144,13 +144,13 @@ func registerPermit2Calls() {
 		}
 		return out, nil
 	})
-	transferDetail := func(t abiTuple) Effect {
-		return transferEffect(t.addr(3), t.addr(0), t.addr(1), t.uint(2, 160), nil)
+	transferDetail := func(t callABITuple) Effect {
+		return callTransferEffect(t.addr(3), t.addr(0), t.addr(1), t.uint(2, 160), nil)
 	}
-	register("transferFrom(address,address,uint160,address)", "transferFrom", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("transferFrom(address,address,uint160,address)", "transferFrom", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		return []Effect{transferDetail(a)}, nil
 	})
-	register("transferFrom((address,address,uint160,address)[])", "transferFrom", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("transferFrom((address,address,uint160,address)[])", "transferFrom", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		n, details := a.array(0, 4, MaxEffects)
 		if !*a.ok {
 			return nil, nil
@@ -170,7 +170,7 @@ func registerAdminCalls() {
 		return []Effect{{Kind: EffectPrivileged, Counterparty: counterparty}}
 	}
 	oneAddr := func(sig, name string) {
-		register(sig, name, func(_ common.Address, a abiTuple) ([]Effect, []innerCall) { return privileged(a.addr(0)), nil })
+		registerCall(sig, name, func(_ common.Address, a callABITuple) ([]Effect, []callInner) { return privileged(a.addr(0)), nil })
 	}
 	oneAddr("upgradeTo(address)", "upgradeTo")
 	oneAddr("changeAdmin(address)", "changeAdmin")
@@ -181,36 +181,36 @@ func registerAdminCalls() {
 	// upgradeToAndCall's data runs in the proxy under the new code: the
 	// upgrade already is the most privileged effect, so the data is only
 	// checked to be well formed, not unwrapped.
-	register("upgradeToAndCall(address,bytes)", "upgradeToAndCall", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("upgradeToAndCall(address,bytes)", "upgradeToAndCall", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		e := privileged(a.addr(0))
 		a.bytes(1)
 		return e, nil
 	})
-	register("renounceOwnership()", "renounceOwnership", func(common.Address, abiTuple) ([]Effect, []innerCall) {
+	registerCall("renounceOwnership()", "renounceOwnership", func(common.Address, callABITuple) ([]Effect, []callInner) {
 		return privileged(common.Address{}), nil
 	})
-	register("addOwnerWithThreshold(address,uint256)", "addOwnerWithThreshold", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("addOwnerWithThreshold(address,uint256)", "addOwnerWithThreshold", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		e := privileged(a.addr(0))
 		e[0].Amount = a.uint(1, 256)
 		return e, nil
 	})
-	register("removeOwner(address,address,uint256)", "removeOwner", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("removeOwner(address,address,uint256)", "removeOwner", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		a.addr(0)
 		e := privileged(a.addr(1))
 		e[0].Amount = a.uint(2, 256)
 		return e, nil
 	})
-	register("swapOwner(address,address,address)", "swapOwner", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("swapOwner(address,address,address)", "swapOwner", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		a.addr(0)
 		a.addr(1)
 		return privileged(a.addr(2)), nil
 	})
-	register("changeThreshold(uint256)", "changeThreshold", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("changeThreshold(uint256)", "changeThreshold", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		e := privileged(common.Address{})
 		e[0].Amount = a.uint(0, 256)
 		return e, nil
 	})
-	register("disableModule(address,address)", "disableModule", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("disableModule(address,address)", "disableModule", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		a.addr(0)
 		return privileged(a.addr(1)), nil
 	})

@@ -10,139 +10,139 @@ import (
 )
 
 var (
-	tokenA   = addr(0x70)
-	alice    = addr(0xa1)
-	bob      = addr(0xb0)
-	attacker = addr(0xee)
-	safeAddr = addr(0x5a)
-	mc3Addr  = addr(0x3c)
-	permit2  = addr(0x22)
-	router   = addr(0x4e)
-	impl     = addr(0x1e)
+	ceToken    = ceAddr(0x70)
+	ceAlice    = ceAddr(0xa1)
+	ceBob      = ceAddr(0xb0)
+	ceAttacker = ceAddr(0xee)
+	ceSafe     = ceAddr(0x5a)
+	ceMC3      = ceAddr(0x3c)
+	cePermit2  = ceAddr(0x22)
+	ceRouter   = ceAddr(0x4e)
+	ceImpl     = ceAddr(0x1e)
 )
 
-func transferData(t testing.TB, to common.Address, amount *big.Int) []byte {
-	return packCall(t, "transfer(address,uint256)", []abiArg{arg("address"), arg("uint256")}, to, amount)
+func ceTransferData(t testing.TB, to common.Address, amount *big.Int) []byte {
+	return cePack(t, "transfer(address,uint256)", []ceABIArg{ceArg("address"), ceArg("uint256")}, to, amount)
 }
 
-func approveData(t testing.TB, spender common.Address, amount *big.Int) []byte {
-	return packCall(t, "approve(address,uint256)", []abiArg{arg("address"), arg("uint256")}, spender, amount)
+func ceApproveData(t testing.TB, spender common.Address, amount *big.Int) []byte {
+	return cePack(t, "approve(address,uint256)", []ceABIArg{ceArg("address"), ceArg("uint256")}, spender, amount)
 }
 
-func execTransactionData(t testing.TB, to common.Address, value *big.Int, data []byte, op uint8) []byte {
-	return packCall(t, "execTransaction(address,uint256,bytes,uint8,uint256,uint256,uint256,address,address,bytes)",
-		[]abiArg{arg("address"), arg("uint256"), arg("bytes"), arg("uint8"), arg("uint256"), arg("uint256"), arg("uint256"), arg("address"), arg("address"), arg("bytes")},
+func ceExecData(t testing.TB, to common.Address, value *big.Int, data []byte, op uint8) []byte {
+	return cePack(t, "execTransaction(address,uint256,bytes,uint8,uint256,uint256,uint256,address,address,bytes)",
+		[]ceABIArg{ceArg("address"), ceArg("uint256"), ceArg("bytes"), ceArg("uint8"), ceArg("uint256"), ceArg("uint256"), ceArg("uint256"), ceArg("address"), ceArg("address"), ceArg("bytes")},
 		to, value, data, op, big.NewInt(0), big.NewInt(0), big.NewInt(0), common.Address{}, common.Address{}, []byte{1, 2, 3})
 }
 
-func multicallData(t testing.TB, calls ...[]byte) []byte {
-	return packCall(t, "multicall(bytes[])", []abiArg{arg("bytes[]")}, calls)
+func ceMulticallData(t testing.TB, calls ...[]byte) []byte {
+	return cePack(t, "multicall(bytes[])", []ceABIArg{ceArg("bytes[]")}, calls)
 }
 
-func multiSendData(t testing.TB, items ...multiSendItem) []byte {
-	return packCall(t, "multiSend(bytes)", []abiArg{arg("bytes")}, packMultiSend(items...))
+func ceMultiSendData(t testing.TB, items ...ceMultiSendItem) []byte {
+	return cePack(t, "multiSend(bytes)", []ceABIArg{ceArg("bytes")}, cePackMultiSend(items...))
 }
 
-type mc3Call struct {
+type ceMC3Call struct {
 	Target   common.Address
 	CallData []byte
 }
 
-type mc3Call3Value struct {
+type ceMC3Call3Value struct {
 	Target       common.Address
 	AllowFailure bool
 	Value        *big.Int
 	CallData     []byte
 }
 
-var mc3CallComps = []abi.ArgumentMarshaling{comp("target", "address"), comp("callData", "bytes")}
+var ceMC3CallComps = []abi.ArgumentMarshaling{ceComp("target", "address"), ceComp("callData", "bytes")}
 
 func TestCallEffectsTokens(t *testing.T) {
 	max := new(big.Int).Set(maxUint256)
-	erc721Data := packCall(t, "safeTransferFrom(address,address,uint256,bytes)",
-		[]abiArg{arg("address"), arg("address"), arg("uint256"), arg("bytes")}, alice, bob, big.NewInt(7), []byte("hi"))
+	erc721Data := cePack(t, "safeTransferFrom(address,address,uint256,bytes)",
+		[]ceABIArg{ceArg("address"), ceArg("address"), ceArg("uint256"), ceArg("bytes")}, ceAlice, ceBob, big.NewInt(7), []byte("hi"))
 	tests := map[string]struct {
 		data []byte
 		want []Effect
 	}{
 		"transfer": {
-			data: transferData(t, bob, big.NewInt(1500)),
-			want: []Effect{{Kind: EffectTokenTransfer, Function: "transfer", Token: tokenA, Counterparty: bob, Amount: big.NewInt(1500)}},
+			data: ceTransferData(t, ceBob, big.NewInt(1500)),
+			want: []Effect{{Kind: EffectTokenTransfer, Function: "transfer", Token: ceToken, Counterparty: ceBob, Amount: big.NewInt(1500)}},
 		},
 		"transferFrom (ERC-20 or ERC-721: amount, no token id)": {
-			data: packCall(t, "transferFrom(address,address,uint256)", []abiArg{arg("address"), arg("address"), arg("uint256")}, alice, bob, big.NewInt(9)),
-			want: []Effect{{Kind: EffectTokenTransfer, Function: "transferFrom", Token: tokenA, From: alice, Counterparty: bob, Amount: big.NewInt(9)}},
+			data: cePack(t, "transferFrom(address,address,uint256)", []ceABIArg{ceArg("address"), ceArg("address"), ceArg("uint256")}, ceAlice, ceBob, big.NewInt(9)),
+			want: []Effect{{Kind: EffectTokenTransfer, Function: "transferFrom", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: big.NewInt(9)}},
 		},
 		"approve unlimited": {
-			data: approveData(t, attacker, max),
-			want: []Effect{{Kind: EffectApprove, Function: "approve", Token: tokenA, Counterparty: attacker, Amount: max, Unlimited: true}},
+			data: ceApproveData(t, ceAttacker, max),
+			want: []Effect{{Kind: EffectApprove, Function: "approve", Token: ceToken, Counterparty: ceAttacker, Amount: max, Unlimited: true}},
 		},
 		"approve limited": {
-			data: approveData(t, bob, big.NewInt(5)),
-			want: []Effect{{Kind: EffectApprove, Function: "approve", Token: tokenA, Counterparty: bob, Amount: big.NewInt(5)}},
+			data: ceApproveData(t, ceBob, big.NewInt(5)),
+			want: []Effect{{Kind: EffectApprove, Function: "approve", Token: ceToken, Counterparty: ceBob, Amount: big.NewInt(5)}},
 		},
 		"increaseAllowance 2^255 is unlimited": {
-			data: packCall(t, "increaseAllowance(address,uint256)", []abiArg{arg("address"), arg("uint256")}, bob, unlimitedThreshold),
-			want: []Effect{{Kind: EffectApprove, Function: "increaseAllowance", Token: tokenA, Counterparty: bob, Amount: unlimitedThreshold, Unlimited: true}},
+			data: cePack(t, "increaseAllowance(address,uint256)", []ceABIArg{ceArg("address"), ceArg("uint256")}, ceBob, unlimitedThreshold),
+			want: []Effect{{Kind: EffectApprove, Function: "increaseAllowance", Token: ceToken, Counterparty: ceBob, Amount: unlimitedThreshold, Unlimited: true}},
 		},
 		"setApprovalForAll": {
-			data: packCall(t, "setApprovalForAll(address,bool)", []abiArg{arg("address"), arg("bool")}, attacker, true),
-			want: []Effect{{Kind: EffectApprovalForAll, Function: "setApprovalForAll", Token: tokenA, Counterparty: attacker, Approved: true}},
+			data: cePack(t, "setApprovalForAll(address,bool)", []ceABIArg{ceArg("address"), ceArg("bool")}, ceAttacker, true),
+			want: []Effect{{Kind: EffectApprovalForAll, Function: "setApprovalForAll", Token: ceToken, Counterparty: ceAttacker, Approved: true}},
 		},
 		"ERC-721 safeTransferFrom": {
-			data: packCall(t, "safeTransferFrom(address,address,uint256)", []abiArg{arg("address"), arg("address"), arg("uint256")}, alice, bob, big.NewInt(7)),
-			want: []Effect{{Kind: EffectTokenTransfer, Function: "safeTransferFrom", Token: tokenA, From: alice, Counterparty: bob, Amount: big.NewInt(1), TokenID: big.NewInt(7)}},
+			data: cePack(t, "safeTransferFrom(address,address,uint256)", []ceABIArg{ceArg("address"), ceArg("address"), ceArg("uint256")}, ceAlice, ceBob, big.NewInt(7)),
+			want: []Effect{{Kind: EffectTokenTransfer, Function: "safeTransferFrom", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: big.NewInt(1), TokenID: big.NewInt(7)}},
 		},
 		"ERC-721 safeTransferFrom with data": {
 			data: erc721Data,
-			want: []Effect{{Kind: EffectTokenTransfer, Function: "safeTransferFrom", Token: tokenA, From: alice, Counterparty: bob, Amount: big.NewInt(1), TokenID: big.NewInt(7)}},
+			want: []Effect{{Kind: EffectTokenTransfer, Function: "safeTransferFrom", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: big.NewInt(1), TokenID: big.NewInt(7)}},
 		},
 		"ERC-1155 safeTransferFrom": {
-			data: packCall(t, "safeTransferFrom(address,address,uint256,uint256,bytes)",
-				[]abiArg{arg("address"), arg("address"), arg("uint256"), arg("uint256"), arg("bytes")}, alice, bob, big.NewInt(3), big.NewInt(40), []byte{}),
-			want: []Effect{{Kind: EffectTokenTransfer, Function: "safeTransferFrom", Token: tokenA, From: alice, Counterparty: bob, Amount: big.NewInt(40), TokenID: big.NewInt(3)}},
+			data: cePack(t, "safeTransferFrom(address,address,uint256,uint256,bytes)",
+				[]ceABIArg{ceArg("address"), ceArg("address"), ceArg("uint256"), ceArg("uint256"), ceArg("bytes")}, ceAlice, ceBob, big.NewInt(3), big.NewInt(40), []byte{}),
+			want: []Effect{{Kind: EffectTokenTransfer, Function: "safeTransferFrom", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: big.NewInt(40), TokenID: big.NewInt(3)}},
 		},
 		"ERC-1155 safeBatchTransferFrom": {
-			data: packCall(t, "safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)",
-				[]abiArg{arg("address"), arg("address"), arg("uint256[]"), arg("uint256[]"), arg("bytes")},
-				alice, bob, []*big.Int{big.NewInt(1), big.NewInt(2)}, []*big.Int{big.NewInt(10), big.NewInt(20)}, []byte("x")),
+			data: cePack(t, "safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)",
+				[]ceABIArg{ceArg("address"), ceArg("address"), ceArg("uint256[]"), ceArg("uint256[]"), ceArg("bytes")},
+				ceAlice, ceBob, []*big.Int{big.NewInt(1), big.NewInt(2)}, []*big.Int{big.NewInt(10), big.NewInt(20)}, []byte("x")),
 			want: []Effect{
-				{Kind: EffectTokenTransfer, Function: "safeBatchTransferFrom", Token: tokenA, From: alice, Counterparty: bob, Amount: big.NewInt(10), TokenID: big.NewInt(1)},
-				{Kind: EffectTokenTransfer, Function: "safeBatchTransferFrom", Token: tokenA, From: alice, Counterparty: bob, Amount: big.NewInt(20), TokenID: big.NewInt(2)},
+				{Kind: EffectTokenTransfer, Function: "safeBatchTransferFrom", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: big.NewInt(10), TokenID: big.NewInt(1)},
+				{Kind: EffectTokenTransfer, Function: "safeBatchTransferFrom", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: big.NewInt(20), TokenID: big.NewInt(2)},
 			},
 		},
 		"EIP-2612 permit": {
-			data: packCall(t, "permit(address,address,uint256,uint256,uint8,bytes32,bytes32)",
-				[]abiArg{arg("address"), arg("address"), arg("uint256"), arg("uint256"), arg("uint8"), arg("bytes32"), arg("bytes32")},
-				alice, attacker, max, big.NewInt(1700000000), uint8(27), [32]byte{1}, [32]byte{2}),
-			want: []Effect{{Kind: EffectApprove, Function: "permit", Token: tokenA, From: alice, Counterparty: attacker, Amount: max, Unlimited: true, Deadline: big.NewInt(1700000000)}},
+			data: cePack(t, "permit(address,address,uint256,uint256,uint8,bytes32,bytes32)",
+				[]ceABIArg{ceArg("address"), ceArg("address"), ceArg("uint256"), ceArg("uint256"), ceArg("uint8"), ceArg("bytes32"), ceArg("bytes32")},
+				ceAlice, ceAttacker, max, big.NewInt(1700000000), uint8(27), [32]byte{1}, [32]byte{2}),
+			want: []Effect{{Kind: EffectApprove, Function: "permit", Token: ceToken, From: ceAlice, Counterparty: ceAttacker, Amount: max, Unlimited: true, Deadline: big.NewInt(1700000000)}},
 		},
 		"DAI permit allowed": {
-			data: packCall(t, "permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)",
-				[]abiArg{arg("address"), arg("address"), arg("uint256"), arg("uint256"), arg("bool"), arg("uint8"), arg("bytes32"), arg("bytes32")},
-				alice, bob, big.NewInt(4), big.NewInt(0), true, uint8(28), [32]byte{1}, [32]byte{2}),
-			want: []Effect{{Kind: EffectApprove, Function: "permit", Token: tokenA, From: alice, Counterparty: bob, Amount: max, Unlimited: true, Deadline: big.NewInt(0)}},
+			data: cePack(t, "permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)",
+				[]ceABIArg{ceArg("address"), ceArg("address"), ceArg("uint256"), ceArg("uint256"), ceArg("bool"), ceArg("uint8"), ceArg("bytes32"), ceArg("bytes32")},
+				ceAlice, ceBob, big.NewInt(4), big.NewInt(0), true, uint8(28), [32]byte{1}, [32]byte{2}),
+			want: []Effect{{Kind: EffectApprove, Function: "permit", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: max, Unlimited: true, Deadline: big.NewInt(0)}},
 		},
 		"DAI permit revoke": {
-			data: packCall(t, "permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)",
-				[]abiArg{arg("address"), arg("address"), arg("uint256"), arg("uint256"), arg("bool"), arg("uint8"), arg("bytes32"), arg("bytes32")},
-				alice, bob, big.NewInt(4), big.NewInt(9), false, uint8(28), [32]byte{1}, [32]byte{2}),
-			want: []Effect{{Kind: EffectApprove, Function: "permit", Token: tokenA, From: alice, Counterparty: bob, Amount: big.NewInt(0), Deadline: big.NewInt(9)}},
+			data: cePack(t, "permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)",
+				[]ceABIArg{ceArg("address"), ceArg("address"), ceArg("uint256"), ceArg("uint256"), ceArg("bool"), ceArg("uint8"), ceArg("bytes32"), ceArg("bytes32")},
+				ceAlice, ceBob, big.NewInt(4), big.NewInt(9), false, uint8(28), [32]byte{1}, [32]byte{2}),
+			want: []Effect{{Kind: EffectApprove, Function: "permit", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: big.NewInt(0), Deadline: big.NewInt(9)}},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			for i := range tc.want {
-				tc.want[i].Selector, tc.want[i].Target = sel(tc.data), tokenA
+				tc.want[i].Selector, tc.want[i].Target = ceSel(tc.data), ceToken
 			}
-			require.Equal(t, effectStrings(tc.want), effectStrings(CallEffects(tokenA, tc.data)))
+			require.Equal(t, ceEffectStrings(tc.want), ceEffectStrings(CallEffects(ceToken, tc.data)))
 		})
 	}
 }
 
 func TestCallEffectsPermit2(t *testing.T) {
-	max160 := new(big.Int).Set(maxUint160)
-	details := []abi.ArgumentMarshaling{comp("token", "address"), comp("amount", "uint160"), comp("expiration", "uint48"), comp("nonce", "uint48")}
+	max160 := new(big.Int).Set(callMaxUint160)
+	details := []abi.ArgumentMarshaling{ceComp("token", "address"), ceComp("amount", "uint160"), ceComp("expiration", "uint48"), ceComp("nonce", "uint48")}
 	type permitDetails struct {
 		Token      common.Address
 		Amount     *big.Int
@@ -165,61 +165,61 @@ func TestCallEffectsPermit2(t *testing.T) {
 		Amount *big.Int
 		Token  common.Address
 	}
-	tokenB := addr(0x71)
+	tokenB := ceAddr(0x71)
 	tests := map[string]struct {
 		data []byte
 		want []Effect
 	}{
 		"approve max uint160 is unlimited": {
-			data: packCall(t, "approve(address,address,uint160,uint48)", []abiArg{arg("address"), arg("address"), arg("uint160"), arg("uint48")},
-				tokenA, attacker, max160, big.NewInt(1800000000)),
-			want: []Effect{{Kind: EffectApprove, Function: "approve", Token: tokenA, Counterparty: attacker, Amount: max160, Unlimited: true, Deadline: big.NewInt(1800000000)}},
+			data: cePack(t, "approve(address,address,uint160,uint48)", []ceABIArg{ceArg("address"), ceArg("address"), ceArg("uint160"), ceArg("uint48")},
+				ceToken, ceAttacker, max160, big.NewInt(1800000000)),
+			want: []Effect{{Kind: EffectApprove, Function: "approve", Token: ceToken, Counterparty: ceAttacker, Amount: max160, Unlimited: true, Deadline: big.NewInt(1800000000)}},
 		},
 		"permit single": {
-			data: packCall(t, "permit(address,((address,uint160,uint48,uint48),address,uint256),bytes)",
-				[]abiArg{arg("address"), arg("tuple", comp("details", "tuple", details...), comp("spender", "address"), comp("sigDeadline", "uint256")), arg("bytes")},
-				alice, permitSingle{permitDetails{tokenA, big.NewInt(100), big.NewInt(5), big.NewInt(0)}, bob, big.NewInt(6)}, make([]byte, 65)),
-			want: []Effect{{Kind: EffectApprove, Function: "permit", Token: tokenA, From: alice, Counterparty: bob, Amount: big.NewInt(100), Deadline: big.NewInt(5)}},
+			data: cePack(t, "permit(address,((address,uint160,uint48,uint48),address,uint256),bytes)",
+				[]ceABIArg{ceArg("address"), ceArg("tuple", ceComp("details", "tuple", details...), ceComp("spender", "address"), ceComp("sigDeadline", "uint256")), ceArg("bytes")},
+				ceAlice, permitSingle{permitDetails{ceToken, big.NewInt(100), big.NewInt(5), big.NewInt(0)}, ceBob, big.NewInt(6)}, make([]byte, 65)),
+			want: []Effect{{Kind: EffectApprove, Function: "permit", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: big.NewInt(100), Deadline: big.NewInt(5)}},
 		},
 		"permit batch": {
-			data: packCall(t, "permit(address,((address,uint160,uint48,uint48)[],address,uint256),bytes)",
-				[]abiArg{arg("address"), arg("tuple", comp("details", "tuple[]", details...), comp("spender", "address"), comp("sigDeadline", "uint256")), arg("bytes")},
-				alice, permitBatch{[]permitDetails{{tokenA, big.NewInt(1), big.NewInt(2), big.NewInt(3)}, {tokenB, max160, big.NewInt(4), big.NewInt(5)}}, bob, big.NewInt(6)}, make([]byte, 65)),
+			data: cePack(t, "permit(address,((address,uint160,uint48,uint48)[],address,uint256),bytes)",
+				[]ceABIArg{ceArg("address"), ceArg("tuple", ceComp("details", "tuple[]", details...), ceComp("spender", "address"), ceComp("sigDeadline", "uint256")), ceArg("bytes")},
+				ceAlice, permitBatch{[]permitDetails{{ceToken, big.NewInt(1), big.NewInt(2), big.NewInt(3)}, {tokenB, max160, big.NewInt(4), big.NewInt(5)}}, ceBob, big.NewInt(6)}, make([]byte, 65)),
 			want: []Effect{
-				{Kind: EffectApprove, Function: "permit", Token: tokenA, From: alice, Counterparty: bob, Amount: big.NewInt(1), Deadline: big.NewInt(2)},
-				{Kind: EffectApprove, Function: "permit", Token: tokenB, From: alice, Counterparty: bob, Amount: max160, Unlimited: true, Deadline: big.NewInt(4)},
+				{Kind: EffectApprove, Function: "permit", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: big.NewInt(1), Deadline: big.NewInt(2)},
+				{Kind: EffectApprove, Function: "permit", Token: tokenB, From: ceAlice, Counterparty: ceBob, Amount: max160, Unlimited: true, Deadline: big.NewInt(4)},
 			},
 		},
 		"transferFrom single": {
-			data: packCall(t, "transferFrom(address,address,uint160,address)", []abiArg{arg("address"), arg("address"), arg("uint160"), arg("address")},
-				alice, attacker, big.NewInt(77), tokenB),
-			want: []Effect{{Kind: EffectTokenTransfer, Function: "transferFrom", Token: tokenB, From: alice, Counterparty: attacker, Amount: big.NewInt(77)}},
+			data: cePack(t, "transferFrom(address,address,uint160,address)", []ceABIArg{ceArg("address"), ceArg("address"), ceArg("uint160"), ceArg("address")},
+				ceAlice, ceAttacker, big.NewInt(77), tokenB),
+			want: []Effect{{Kind: EffectTokenTransfer, Function: "transferFrom", Token: tokenB, From: ceAlice, Counterparty: ceAttacker, Amount: big.NewInt(77)}},
 		},
 		"transferFrom batch": {
-			data: packCall(t, "transferFrom((address,address,uint160,address)[])",
-				[]abiArg{arg("tuple[]", comp("from", "address"), comp("to", "address"), comp("amount", "uint160"), comp("token", "address"))},
-				[]transferDetails{{alice, bob, big.NewInt(1), tokenA}, {alice, attacker, big.NewInt(2), tokenB}}),
+			data: cePack(t, "transferFrom((address,address,uint160,address)[])",
+				[]ceABIArg{ceArg("tuple[]", ceComp("from", "address"), ceComp("to", "address"), ceComp("amount", "uint160"), ceComp("token", "address"))},
+				[]transferDetails{{ceAlice, ceBob, big.NewInt(1), ceToken}, {ceAlice, ceAttacker, big.NewInt(2), tokenB}}),
 			want: []Effect{
-				{Kind: EffectTokenTransfer, Function: "transferFrom", Token: tokenA, From: alice, Counterparty: bob, Amount: big.NewInt(1)},
-				{Kind: EffectTokenTransfer, Function: "transferFrom", Token: tokenB, From: alice, Counterparty: attacker, Amount: big.NewInt(2)},
+				{Kind: EffectTokenTransfer, Function: "transferFrom", Token: ceToken, From: ceAlice, Counterparty: ceBob, Amount: big.NewInt(1)},
+				{Kind: EffectTokenTransfer, Function: "transferFrom", Token: tokenB, From: ceAlice, Counterparty: ceAttacker, Amount: big.NewInt(2)},
 			},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			for i := range tc.want {
-				tc.want[i].Selector, tc.want[i].Target = sel(tc.data), permit2
+				tc.want[i].Selector, tc.want[i].Target = ceSel(tc.data), cePermit2
 			}
-			require.Equal(t, effectStrings(tc.want), effectStrings(CallEffects(permit2, tc.data)))
+			require.Equal(t, ceEffectStrings(tc.want), ceEffectStrings(CallEffects(cePermit2, tc.data)))
 		})
 	}
 }
 
 func TestCallEffectsPrivileged(t *testing.T) {
-	a := func(types ...string) []abiArg {
-		out := make([]abiArg, len(types))
+	a := func(types ...string) []ceABIArg {
+		out := make([]ceABIArg, len(types))
 		for i, s := range types {
-			out[i] = arg(s)
+			out[i] = ceArg(s)
 		}
 		return out
 	}
@@ -227,34 +227,34 @@ func TestCallEffectsPrivileged(t *testing.T) {
 		data []byte
 		want Effect
 	}{
-		"upgradeTo":         {data: packCall(t, "upgradeTo(address)", a("address"), impl), want: Effect{Function: "upgradeTo", Counterparty: impl}},
-		"upgradeToAndCall":  {data: packCall(t, "upgradeToAndCall(address,bytes)", a("address", "bytes"), impl, []byte{0xde, 0xad}), want: Effect{Function: "upgradeToAndCall", Counterparty: impl}},
-		"changeAdmin":       {data: packCall(t, "changeAdmin(address)", a("address"), attacker), want: Effect{Function: "changeAdmin", Counterparty: attacker}},
-		"transferOwnership": {data: packCall(t, "transferOwnership(address)", a("address"), attacker), want: Effect{Function: "transferOwnership", Counterparty: attacker}},
-		"renounceOwnership": {data: packCall(t, "renounceOwnership()", nil), want: Effect{Function: "renounceOwnership"}},
+		"upgradeTo":         {data: cePack(t, "upgradeTo(address)", a("address"), ceImpl), want: Effect{Function: "upgradeTo", Counterparty: ceImpl}},
+		"upgradeToAndCall":  {data: cePack(t, "upgradeToAndCall(address,bytes)", a("address", "bytes"), ceImpl, []byte{0xde, 0xad}), want: Effect{Function: "upgradeToAndCall", Counterparty: ceImpl}},
+		"changeAdmin":       {data: cePack(t, "changeAdmin(address)", a("address"), ceAttacker), want: Effect{Function: "changeAdmin", Counterparty: ceAttacker}},
+		"transferOwnership": {data: cePack(t, "transferOwnership(address)", a("address"), ceAttacker), want: Effect{Function: "transferOwnership", Counterparty: ceAttacker}},
+		"renounceOwnership": {data: cePack(t, "renounceOwnership()", nil), want: Effect{Function: "renounceOwnership"}},
 		"addOwnerWithThreshold": {
-			data: packCall(t, "addOwnerWithThreshold(address,uint256)", a("address", "uint256"), attacker, big.NewInt(1)),
-			want: Effect{Function: "addOwnerWithThreshold", Counterparty: attacker, Amount: big.NewInt(1)},
+			data: cePack(t, "addOwnerWithThreshold(address,uint256)", a("address", "uint256"), ceAttacker, big.NewInt(1)),
+			want: Effect{Function: "addOwnerWithThreshold", Counterparty: ceAttacker, Amount: big.NewInt(1)},
 		},
 		"removeOwner": {
-			data: packCall(t, "removeOwner(address,address,uint256)", a("address", "address", "uint256"), alice, bob, big.NewInt(1)),
-			want: Effect{Function: "removeOwner", Counterparty: bob, Amount: big.NewInt(1)},
+			data: cePack(t, "removeOwner(address,address,uint256)", a("address", "address", "uint256"), ceAlice, ceBob, big.NewInt(1)),
+			want: Effect{Function: "removeOwner", Counterparty: ceBob, Amount: big.NewInt(1)},
 		},
 		"swapOwner": {
-			data: packCall(t, "swapOwner(address,address,address)", a("address", "address", "address"), alice, bob, attacker),
-			want: Effect{Function: "swapOwner", Counterparty: attacker},
+			data: cePack(t, "swapOwner(address,address,address)", a("address", "address", "address"), ceAlice, ceBob, ceAttacker),
+			want: Effect{Function: "swapOwner", Counterparty: ceAttacker},
 		},
-		"changeThreshold":    {data: packCall(t, "changeThreshold(uint256)", a("uint256"), big.NewInt(1)), want: Effect{Function: "changeThreshold", Amount: big.NewInt(1)}},
-		"enableModule":       {data: packCall(t, "enableModule(address)", a("address"), attacker), want: Effect{Function: "enableModule", Counterparty: attacker}},
-		"disableModule":      {data: packCall(t, "disableModule(address,address)", a("address", "address"), alice, bob), want: Effect{Function: "disableModule", Counterparty: bob}},
-		"setGuard":           {data: packCall(t, "setGuard(address)", a("address"), attacker), want: Effect{Function: "setGuard", Counterparty: attacker}},
-		"setFallbackHandler": {data: packCall(t, "setFallbackHandler(address)", a("address"), attacker), want: Effect{Function: "setFallbackHandler", Counterparty: attacker}},
+		"changeThreshold":    {data: cePack(t, "changeThreshold(uint256)", a("uint256"), big.NewInt(1)), want: Effect{Function: "changeThreshold", Amount: big.NewInt(1)}},
+		"enableModule":       {data: cePack(t, "enableModule(address)", a("address"), ceAttacker), want: Effect{Function: "enableModule", Counterparty: ceAttacker}},
+		"disableModule":      {data: cePack(t, "disableModule(address,address)", a("address", "address"), ceAlice, ceBob), want: Effect{Function: "disableModule", Counterparty: ceBob}},
+		"setGuard":           {data: cePack(t, "setGuard(address)", a("address"), ceAttacker), want: Effect{Function: "setGuard", Counterparty: ceAttacker}},
+		"setFallbackHandler": {data: cePack(t, "setFallbackHandler(address)", a("address"), ceAttacker), want: Effect{Function: "setFallbackHandler", Counterparty: ceAttacker}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			want := tc.want
-			want.Kind, want.Selector, want.Target = EffectPrivileged, sel(tc.data), safeAddr
-			require.Equal(t, effectStrings([]Effect{want}), effectStrings(CallEffects(safeAddr, tc.data)))
+			want.Kind, want.Selector, want.Target = EffectPrivileged, ceSel(tc.data), ceSafe
+			require.Equal(t, ceEffectStrings([]Effect{want}), ceEffectStrings(CallEffects(ceSafe, tc.data)))
 		})
 	}
 }
@@ -262,12 +262,13 @@ func TestCallEffectsPrivileged(t *testing.T) {
 func TestCallEffectsWrappers(t *testing.T) {
 	max := new(big.Int).Set(maxUint256)
 	oneEth := big.NewInt(1e18)
-	approveMax := approveData(t, attacker, max)
-	pay := transferData(t, bob, big.NewInt(3))
-	msend := multiSendData(t,
-		multiSendItem{op: 0, to: tokenA, value: big.NewInt(0), data: approveMax},
-		multiSendItem{op: 0, to: bob, value: oneEth},
-		multiSendItem{op: 1, to: impl, value: big.NewInt(0), data: pay},
+	approveMax := ceApproveData(t, ceAttacker, max)
+	pay := ceTransferData(t, ceBob, big.NewInt(3))
+	addOwner := cePack(t, "addOwnerWithThreshold(address,uint256)", []ceABIArg{ceArg("address"), ceArg("uint256")}, ceAttacker, big.NewInt(1))
+	msend := ceMultiSendData(t,
+		ceMultiSendItem{op: 0, to: ceToken, value: big.NewInt(0), data: approveMax},
+		ceMultiSendItem{op: 0, to: ceBob, value: oneEth},
+		ceMultiSendItem{op: 1, to: ceImpl, value: big.NewInt(0), data: pay},
 	)
 	tests := map[string]struct {
 		to   common.Address
@@ -275,91 +276,96 @@ func TestCallEffectsWrappers(t *testing.T) {
 		want []Effect
 	}{
 		"execTransaction call with value: the Safe's assets move": {
-			to:   safeAddr,
-			data: execTransactionData(t, tokenA, oneEth, pay, 0),
+			to:   ceSafe,
+			data: ceExecData(t, ceToken, oneEth, pay, 0),
 			want: []Effect{
-				{Kind: EffectNativeTransfer, From: safeAddr, Counterparty: tokenA, Amount: oneEth, Depth: 1},
-				{Kind: EffectTokenTransfer, Function: "transfer", Selector: sel(pay), Target: tokenA, Token: tokenA, From: safeAddr, Counterparty: bob, Amount: big.NewInt(3), Depth: 1},
+				{Kind: EffectNativeTransfer, From: ceSafe, Counterparty: ceToken, Amount: oneEth, Depth: 1},
+				{Kind: EffectTokenTransfer, Function: "transfer", Selector: ceSel(pay), Target: ceToken, Token: ceToken, From: ceSafe, Counterparty: ceBob, Amount: big.NewInt(3), Depth: 1},
 			},
 		},
+		"execTransaction self-call changing the owners is privileged": {
+			to:   ceSafe,
+			data: ceExecData(t, ceSafe, big.NewInt(0), addOwner, 0),
+			want: []Effect{{Kind: EffectPrivileged, Function: "addOwnerWithThreshold", Selector: ceSel(addOwner), Target: ceSafe, From: ceSafe, Counterparty: ceAttacker, Amount: big.NewInt(1), Depth: 1}},
+		},
 		"execTransaction delegatecall is privileged": {
-			to:   safeAddr,
-			data: execTransactionData(t, attacker, big.NewInt(0), nil, 1),
-			want: []Effect{{Kind: EffectPrivileged, Function: "execTransaction", Target: safeAddr, Counterparty: attacker}},
+			to:   ceSafe,
+			data: ceExecData(t, ceAttacker, big.NewInt(0), nil, 1),
+			want: []Effect{{Kind: EffectPrivileged, Function: "execTransaction", Target: ceSafe, Counterparty: ceAttacker}},
 		},
 		"execTransaction delegatecall to multiSend": {
-			to:   safeAddr,
-			data: execTransactionData(t, router, big.NewInt(0), msend, 1),
+			to:   ceSafe,
+			data: ceExecData(t, ceRouter, big.NewInt(0), msend, 1),
 			want: []Effect{
-				{Kind: EffectPrivileged, Function: "execTransaction", Target: safeAddr, Counterparty: router},
-				{Kind: EffectPrivileged, Function: "multiSend", Selector: sel(msend), Target: router, From: safeAddr, Counterparty: impl, Depth: 1},
-				{Kind: EffectApprove, Function: "approve", Selector: sel(approveMax), Target: tokenA, Token: tokenA, From: safeAddr, Counterparty: attacker, Amount: max, Unlimited: true, Depth: 2},
-				{Kind: EffectNativeTransfer, From: safeAddr, Counterparty: bob, Amount: oneEth, Depth: 2},
-				{Kind: EffectTokenTransfer, Function: "transfer", Selector: sel(pay), Target: impl, Token: impl, From: safeAddr, Counterparty: bob, Amount: big.NewInt(3), Depth: 2},
+				{Kind: EffectPrivileged, Function: "execTransaction", Target: ceSafe, Counterparty: ceRouter},
+				{Kind: EffectPrivileged, Function: "multiSend", Selector: ceSel(msend), Target: ceRouter, From: ceSafe, Counterparty: ceImpl, Depth: 1},
+				{Kind: EffectApprove, Function: "approve", Selector: ceSel(approveMax), Target: ceToken, Token: ceToken, From: ceSafe, Counterparty: ceAttacker, Amount: max, Unlimited: true, Depth: 2},
+				{Kind: EffectNativeTransfer, From: ceSafe, Counterparty: ceBob, Amount: oneEth, Depth: 2},
+				{Kind: EffectTokenTransfer, Function: "transfer", Selector: ceSel(pay), Target: ceImpl, Token: ceImpl, From: ceSafe, Counterparty: ceBob, Amount: big.NewInt(3), Depth: 2},
 			},
 		},
 		"multicall self-calls": {
-			to:   tokenA,
-			data: multicallData(t, approveMax, pay),
+			to:   ceToken,
+			data: ceMulticallData(t, approveMax, pay),
 			want: []Effect{
-				{Kind: EffectApprove, Function: "approve", Selector: sel(approveMax), Target: tokenA, Token: tokenA, Counterparty: attacker, Amount: max, Unlimited: true, Depth: 1},
-				{Kind: EffectTokenTransfer, Function: "transfer", Selector: sel(pay), Target: tokenA, Token: tokenA, Counterparty: bob, Amount: big.NewInt(3), Depth: 1},
+				{Kind: EffectApprove, Function: "approve", Selector: ceSel(approveMax), Target: ceToken, Token: ceToken, Counterparty: ceAttacker, Amount: max, Unlimited: true, Depth: 1},
+				{Kind: EffectTokenTransfer, Function: "transfer", Selector: ceSel(pay), Target: ceToken, Token: ceToken, Counterparty: ceBob, Amount: big.NewInt(3), Depth: 1},
 			},
 		},
 		"multicall with deadline": {
-			to:   router,
-			data: packCall(t, "multicall(uint256,bytes[])", []abiArg{arg("uint256"), arg("bytes[]")}, big.NewInt(99), [][]byte{approveMax}),
+			to:   ceRouter,
+			data: cePack(t, "multicall(uint256,bytes[])", []ceABIArg{ceArg("uint256"), ceArg("bytes[]")}, big.NewInt(99), [][]byte{approveMax}),
 			want: []Effect{
-				{Kind: EffectApprove, Function: "approve", Selector: sel(approveMax), Target: router, Token: router, Counterparty: attacker, Amount: max, Unlimited: true, Depth: 1},
+				{Kind: EffectApprove, Function: "approve", Selector: ceSel(approveMax), Target: ceRouter, Token: ceRouter, Counterparty: ceAttacker, Amount: max, Unlimited: true, Depth: 1},
 			},
 		},
 		"Multicall3 aggregate3Value": {
-			to: mc3Addr,
-			data: packCall(t, "aggregate3Value((address,bool,uint256,bytes)[])",
-				[]abiArg{arg("tuple[]", comp("target", "address"), comp("allowFailure", "bool"), comp("value", "uint256"), comp("callData", "bytes"))},
-				[]mc3Call3Value{{tokenA, false, big.NewInt(0), approveMax}, {bob, true, oneEth, nil}}),
+			to: ceMC3,
+			data: cePack(t, "aggregate3Value((address,bool,uint256,bytes)[])",
+				[]ceABIArg{ceArg("tuple[]", ceComp("target", "address"), ceComp("allowFailure", "bool"), ceComp("value", "uint256"), ceComp("callData", "bytes"))},
+				[]ceMC3Call3Value{{ceToken, false, big.NewInt(0), approveMax}, {ceBob, true, oneEth, nil}}),
 			want: []Effect{
-				{Kind: EffectApprove, Function: "approve", Selector: sel(approveMax), Target: tokenA, Token: tokenA, Counterparty: attacker, Amount: max, Unlimited: true, Depth: 1},
-				{Kind: EffectNativeTransfer, Counterparty: bob, Amount: oneEth, Depth: 1},
+				{Kind: EffectApprove, Function: "approve", Selector: ceSel(approveMax), Target: ceToken, Token: ceToken, Counterparty: ceAttacker, Amount: max, Unlimited: true, Depth: 1},
+				{Kind: EffectNativeTransfer, Counterparty: ceBob, Amount: oneEth, Depth: 1},
 			},
 		},
 		"Multicall3 aggregate3": {
-			to: mc3Addr,
-			data: packCall(t, "aggregate3((address,bool,bytes)[])",
-				[]abiArg{arg("tuple[]", comp("target", "address"), comp("allowFailure", "bool"), comp("callData", "bytes"))},
+			to: ceMC3,
+			data: cePack(t, "aggregate3((address,bool,bytes)[])",
+				[]ceABIArg{ceArg("tuple[]", ceComp("target", "address"), ceComp("allowFailure", "bool"), ceComp("callData", "bytes"))},
 				[]struct {
 					Target       common.Address
 					AllowFailure bool
 					CallData     []byte
-				}{{tokenA, true, pay}}),
+				}{{ceToken, true, pay}}),
 			want: []Effect{
-				{Kind: EffectTokenTransfer, Function: "transfer", Selector: sel(pay), Target: tokenA, Token: tokenA, Counterparty: bob, Amount: big.NewInt(3), Depth: 1},
+				{Kind: EffectTokenTransfer, Function: "transfer", Selector: ceSel(pay), Target: ceToken, Token: ceToken, Counterparty: ceBob, Amount: big.NewInt(3), Depth: 1},
 			},
 		},
 	}
-	payAt := []Effect{{Kind: EffectTokenTransfer, Function: "transfer", Selector: sel(pay), Target: tokenA, Token: tokenA, Counterparty: bob, Amount: big.NewInt(3), Depth: 1}}
+	payAt := []Effect{{Kind: EffectTokenTransfer, Function: "transfer", Selector: ceSel(pay), Target: ceToken, Token: ceToken, Counterparty: ceBob, Amount: big.NewInt(3), Depth: 1}}
 	for _, sig := range []string{"aggregate((address,bytes)[])", "blockAndAggregate((address,bytes)[])"} {
 		tests["Multicall3 "+sig] = struct {
 			to   common.Address
 			data []byte
 			want []Effect
-		}{mc3Addr, packCall(t, sig, []abiArg{arg("tuple[]", mc3CallComps...)}, []mc3Call{{tokenA, pay}}), payAt}
+		}{ceMC3, cePack(t, sig, []ceABIArg{ceArg("tuple[]", ceMC3CallComps...)}, []ceMC3Call{{ceToken, pay}}), payAt}
 	}
 	for _, sig := range []string{"tryAggregate(bool,(address,bytes)[])", "tryBlockAndAggregate(bool,(address,bytes)[])"} {
 		tests["Multicall3 "+sig] = struct {
 			to   common.Address
 			data []byte
 			want []Effect
-		}{mc3Addr, packCall(t, sig, []abiArg{arg("bool"), arg("tuple[]", mc3CallComps...)}, true, []mc3Call{{tokenA, pay}}), payAt}
+		}{ceMC3, cePack(t, sig, []ceABIArg{ceArg("bool"), ceArg("tuple[]", ceMC3CallComps...)}, true, []ceMC3Call{{ceToken, pay}}), payAt}
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			for i := range tc.want {
 				if tc.want[i].Depth == 0 && tc.want[i].Selector == "" {
-					tc.want[i].Selector = sel(tc.data)
+					tc.want[i].Selector = ceSel(tc.data)
 				}
 			}
-			require.Equal(t, effectStrings(tc.want), effectStrings(CallEffects(tc.to, tc.data)))
+			require.Equal(t, ceEffectStrings(tc.want), ceEffectStrings(CallEffects(tc.to, tc.data)))
 		})
 	}
 }

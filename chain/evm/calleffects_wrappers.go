@@ -8,8 +8,8 @@ import (
 
 // Safe operations: 0 call, 1 delegatecall.
 const (
-	safeOpCall         = 0
-	safeOpDelegateCall = 1
+	callSafeOpCall         = 0
+	callSafeOpDelegateCall = 1
 )
 
 // registerWrapperCalls: calls that make other calls. The wrapper adds no
@@ -18,10 +18,10 @@ func registerWrapperCalls() {
 	// Safe execTransaction(to, value, data, operation, safeTxGas, baseGas,
 	// gasPrice, gasToken, refundReceiver, signatures): the inner call
 	// moves the Safe's assets.
-	register("execTransaction(address,uint256,bytes,uint8,uint256,uint256,uint256,address,address,bytes)", "execTransaction",
-		func(safe common.Address, a abiTuple) ([]Effect, []innerCall) {
-			ic := innerCall{target: a.addr(0), value: a.uint(1, 256), data: a.bytes(2), from: safe}
-			op := a.small(3, safeOpDelegateCall)
+	registerCall("execTransaction(address,uint256,bytes,uint8,uint256,uint256,uint256,address,address,bytes)", "execTransaction",
+		func(safe common.Address, a callABITuple) ([]Effect, []callInner) {
+			ic := callInner{target: a.addr(0), value: a.uint(1, 256), data: a.bytes(2), from: safe}
+			op := a.small(3, callSafeOpDelegateCall)
 			for i := 4; i <= 6; i++ {
 				a.uint(i, 256)
 			}
@@ -29,22 +29,22 @@ func registerWrapperCalls() {
 			a.addr(8)
 			a.bytes(9)
 			var own []Effect
-			if op == safeOpDelegateCall {
+			if op == callSafeOpDelegateCall {
 				own = append(own, Effect{Kind: EffectPrivileged, Counterparty: ic.target})
 			}
-			return own, []innerCall{ic}
+			return own, []callInner{ic}
 		})
 	// Safe multiSend(bytes): packed (operation uint8, to address, value
 	// uint256, dataLength uint256, data) items.
-	register("multiSend(bytes)", "multiSend", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("multiSend(bytes)", "multiSend", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		b := a.bytes(0)
 		if !*a.ok {
 			return nil, nil
 		}
 		var own []Effect
-		var inner []innerCall
+		var inner []callInner
 		for len(b) > 0 {
-			if len(b) < 85 || b[0] > safeOpDelegateCall || len(inner) >= MaxEffects {
+			if len(b) < 85 || b[0] > callSafeOpDelegateCall || len(inner) >= MaxEffects {
 				a.fail()
 				return nil, nil
 			}
@@ -53,12 +53,12 @@ func registerWrapperCalls() {
 				a.fail()
 				return nil, nil
 			}
-			ic := innerCall{
+			ic := callInner{
 				target: common.BytesToAddress(b[1:21]),
 				value:  new(big.Int).SetBytes(b[21:53]),
 				data:   b[85 : 85+int(n.Int64())],
 			}
-			if b[0] == safeOpDelegateCall {
+			if b[0] == callSafeOpDelegateCall {
 				own = append(own, Effect{Kind: EffectPrivileged, Counterparty: ic.target})
 			}
 			inner = append(inner, ic)
@@ -68,18 +68,18 @@ func registerWrapperCalls() {
 	})
 	// multicall(bytes[]) and multicall(deadline, bytes[]): calls to the
 	// contract itself, on behalf of the caller.
-	selfCalls := func(to common.Address, a abiTuple, head int) []innerCall {
+	selfCalls := func(to common.Address, a callABITuple, head int) []callInner {
 		n, elems := a.array(head, 1, MaxEffects)
-		inner := make([]innerCall, 0, n)
+		inner := make([]callInner, 0, n)
 		for j := 0; j < n && *a.ok; j++ {
-			inner = append(inner, innerCall{target: to, data: elems.bytes(j)})
+			inner = append(inner, callInner{target: to, data: elems.bytes(j)})
 		}
 		return inner
 	}
-	register("multicall(bytes[])", "multicall", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("multicall(bytes[])", "multicall", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
 		return nil, selfCalls(to, a, 0)
 	})
-	register("multicall(uint256,bytes[])", "multicall", func(to common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("multicall(uint256,bytes[])", "multicall", func(to common.Address, a callABITuple) ([]Effect, []callInner) {
 		a.uint(0, 256)
 		return nil, selfCalls(to, a, 1)
 	})
@@ -91,12 +91,12 @@ func registerWrapperCalls() {
 func registerMulticall3() {
 	// calls reads the array at head word `head`; each element is a tuple
 	// (target, [allowFailure bool], [value uint256], callData).
-	calls := func(a abiTuple, head int, withFlag, withValue bool) []innerCall {
+	calls := func(a callABITuple, head int, withFlag, withValue bool) []callInner {
 		n, elems := a.array(head, 1, MaxEffects)
-		inner := make([]innerCall, 0, n)
+		inner := make([]callInner, 0, n)
 		for j := 0; j < n && *a.ok; j++ {
 			t := elems.at(j)
-			ic := innerCall{target: t.addr(0)}
+			ic := callInner{target: t.addr(0)}
 			i := 1
 			if withFlag {
 				t.boolean(i)
@@ -112,10 +112,10 @@ func registerMulticall3() {
 		return inner
 	}
 	plain := func(sig, name string) {
-		register(sig, name, func(_ common.Address, a abiTuple) ([]Effect, []innerCall) { return nil, calls(a, 0, false, false) })
+		registerCall(sig, name, func(_ common.Address, a callABITuple) ([]Effect, []callInner) { return nil, calls(a, 0, false, false) })
 	}
 	flagged := func(sig, name string) {
-		register(sig, name, func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+		registerCall(sig, name, func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 			a.boolean(0)
 			return nil, calls(a, 1, false, false)
 		})
@@ -124,10 +124,10 @@ func registerMulticall3() {
 	plain("blockAndAggregate((address,bytes)[])", "blockAndAggregate")
 	flagged("tryAggregate(bool,(address,bytes)[])", "tryAggregate")
 	flagged("tryBlockAndAggregate(bool,(address,bytes)[])", "tryBlockAndAggregate")
-	register("aggregate3((address,bool,bytes)[])", "aggregate3", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("aggregate3((address,bool,bytes)[])", "aggregate3", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		return nil, calls(a, 0, true, false)
 	})
-	register("aggregate3Value((address,bool,uint256,bytes)[])", "aggregate3Value", func(_ common.Address, a abiTuple) ([]Effect, []innerCall) {
+	registerCall("aggregate3Value((address,bool,uint256,bytes)[])", "aggregate3Value", func(_ common.Address, a callABITuple) ([]Effect, []callInner) {
 		return nil, calls(a, 0, true, true)
 	})
 }

@@ -29,12 +29,15 @@ const (
 	StdReceiveWithAuthorization        = "ReceiveWithAuthorization"
 	StdCancelAuthorization             = "CancelAuthorization"
 	StdSeaportOrder                    = "SeaportOrderComponents"
+	StdSeaportBulkOrder                = "SeaportBulkOrder"
 	StdSafeTx                          = "SafeTx"
 	StdForwardRequest                  = "ForwardRequest"
 	StdZeroExLimitOrder                = "0xLimitOrder"
 	StdZeroExRfqOrder                  = "0xRfqOrder"
 	StdOneInchOrder                    = "1inchOrder"
 	StdCowOrder                        = "CowOrder"
+	StdERC721Permit                    = "ERC721Permit"
+	StdMetaTransaction                 = "MetaTransaction"
 )
 
 // safeRefundGasBound stands for the gas of a SafeTx with safeTxGas 0 (no
@@ -67,6 +70,9 @@ type typedStandard struct {
 var seaportFields = shape{"offerer": "address", "zone": "address", "offer": "@OfferItem[]",
 	"consideration": "@ConsiderationItem[]", "orderType": "uint8", "startTime": "uint256", "endTime": "uint256",
 	"zoneHash": "bytes32", "salt": "uint256", "conduitKey": "bytes32", "counter": "uint256"}
+
+// seaportV10Fields is Seaport 1.0's order: the counter was called "nonce".
+var seaportV10Fields = seaportFields.with(shape{"nonce": "uint256"}, "counter")
 
 var safeTxFields = shape{"to": "address", "value": "uint256", "data": "bytes", "operation": "uint8",
 	"safeTxGas": "uint256", "baseGas": "uint256", "gasPrice": "uint256", "gasToken": "address",
@@ -106,7 +112,7 @@ var standards = []typedStandard{
 	{StdCancelAuthorization, shape{"authorizer": "address", "nonce": "bytes32"}, func(*typedDecoder) error { return nil }},
 	{StdSeaportOrder, seaportFields, decodeSeaport},
 	// Seaport 1.0 called the counter "nonce".
-	{StdSeaportOrder, seaportFields.with(shape{"nonce": "uint256"}, "counter"), decodeSeaport},
+	{StdSeaportOrder, seaportV10Fields, decodeSeaport},
 	{StdSafeTx, safeTxFields, decodeSafeTx},
 	// Safe before 1.0 called baseGas "dataGas".
 	{StdSafeTx, safeTxFields.with(shape{"dataGas": "uint256"}, "baseGas"), decodeSafeTx},
@@ -131,6 +137,11 @@ var standards = []typedStandard{
 	// 1inch limit order protocol v4 (aggregation router v6).
 	{StdOneInchOrder, shape{"salt": "uint256", "maker": "address", "receiver": "address", "makerAsset": "address", "takerAsset": "address",
 		"makingAmount": "uint256", "takingAmount": "uint256", "makerTraits": "uint256"}, decodeOneInch},
+	// EIP-4494 / Uniswap v3 positions: a permit for one NFT.
+	{StdERC721Permit, shape{"spender": "address", "tokenId": "uint256", "nonce": "uint256", "deadline": "uint256"}, decodeERC721Permit},
+	// Polygon PoS native meta-transactions (executeMetaTransaction on the
+	// verifying contract).
+	{StdMetaTransaction, shape{"nonce": "uint256", "from": "address", "functionSignature": "bytes"}, decodeMetaTransaction},
 	{StdCowOrder, shape{"sellToken": "address", "buyToken": "address", "receiver": "address", "sellAmount": "uint256", "buyAmount": "uint256",
 		"validTo": "uint32", "appData": "bytes32", "feeAmount": "uint256", "kind": "string", "partiallyFillable": "bool",
 		"sellTokenBalance": "string", "buyTokenBalance": "string"}, decodeCow},
@@ -152,6 +163,16 @@ func TypedDataEffects(td apitypes.TypedData) (standard string, effects []Effect,
 	fields, ok := td.Types[td.PrimaryType]
 	if !ok || td.PrimaryType == "EIP712Domain" {
 		return "", nil, nil
+	}
+	if height, ok := bulkOrderHeight(td.Types, fields); ok {
+		d := &typedDecoder{td: td, std: StdSeaportBulkOrder, verifying: Domain(td).VerifyingContract}
+		if err := decodeBulkOrder(d, height); err != nil {
+			return StdSeaportBulkOrder, nil, fmt.Errorf("%w: %s: %w", ErrInvalidTypedData, StdSeaportBulkOrder, err)
+		}
+		if len(d.effects) > MaxEffects {
+			return StdSeaportBulkOrder, []Effect{{Kind: EffectCall, Function: StdSeaportBulkOrder, Target: d.verifying, DecodeFailed: true}}, nil
+		}
+		return StdSeaportBulkOrder, d.effects, nil
 	}
 	for _, std := range standards {
 		if !matchShape(td.Types, fields, std.fields, 0) {
@@ -237,6 +258,8 @@ func (d *typedDecoder) add(e Effect) {
 	if e.Target == (common.Address{}) && e.Depth == 0 {
 		e.Target = d.verifying
 	}
+	// Effects share no numbers: one deadline often serves several items.
+	e.Amount, e.TokenID, e.Deadline = cloneInt(e.Amount), cloneInt(e.TokenID), cloneInt(e.Deadline)
 	d.effects = append(d.effects, e)
 }
 
@@ -378,6 +401,9 @@ func structArrayField(m map[string]any, name string) ([]map[string]any, error) {
 	case []any:
 		items = t
 	case []map[string]any:
+		if len(t) > MaxEffects {
+			return nil, fmt.Errorf("field %s has %d items, limit %d", name, len(t), MaxEffects)
+		}
 		return t, nil
 	default:
 		return nil, fmt.Errorf("field %s is not an array", name)
@@ -436,6 +462,13 @@ func (r *fieldReader) bytes(name string) []byte {
 	v, err := bytesField(r.m, name)
 	r.err = err
 	return v
+}
+
+func cloneInt(v *big.Int) *big.Int {
+	if v == nil {
+		return nil
+	}
+	return new(big.Int).Set(v)
 }
 
 // nonZero returns nil for a zero deadline (none).
@@ -780,5 +813,99 @@ func decodeCow(d *typedDecoder) error {
 		// The proceeds go to someone other than the signer (zero: the owner).
 		d.add(Effect{Kind: EffectTokenTransfer, Token: buyToken, Counterparty: receiver, Amount: buy, Deadline: validTo})
 	}
+	return nil
+}
+
+// maxBulkOrderHeight is Seaport's limit on a bulk order tree's height.
+const maxBulkOrderHeight = 24
+
+// maxBulkOrders bounds the orders of one bulk order OCV walks; a 128 KiB
+// document holds far fewer.
+const maxBulkOrders = 1024
+
+// bulkOrderHeight recognises a Seaport bulk order: one field "tree" of
+// type Order[2]…[2] (height times) where Order has a Seaport order's
+// field set.
+func bulkOrderHeight(types apitypes.Types, fields []apitypes.Type) (int, bool) {
+	if len(fields) != 1 || fields[0].Name != "tree" {
+		return 0, false
+	}
+	base, height := fields[0].Type, 0
+	for strings.HasSuffix(base, "[2]") {
+		base, height = strings.TrimSuffix(base, "[2]"), height+1
+	}
+	order, ok := types[base]
+	if !ok || base == "EIP712Domain" || height < 1 || height > maxBulkOrderHeight {
+		return 0, false
+	}
+	return height, matchShape(types, order, seaportFields, 0) || matchShape(types, order, seaportV10Fields, 0)
+}
+
+// decodeBulkOrder decodes every order of the tree: signing a bulk order
+// signs each of them.
+func decodeBulkOrder(d *typedDecoder, height int) error {
+	tree, err := fieldOf(d.td.Message, "tree")
+	if err != nil {
+		return err
+	}
+	level := []any{tree}
+	for h := 0; h < height; h++ {
+		next := make([]any, 0, 2*len(level))
+		for _, n := range level {
+			pair, ok := n.([]any)
+			if !ok || len(pair) != 2 {
+				return fmt.Errorf("tree level %d is not a pair", h)
+			}
+			next = append(next, pair...)
+		}
+		if len(next) > maxBulkOrders {
+			return fmt.Errorf("tree has more than %d orders", maxBulkOrders)
+		}
+		level = next
+	}
+	for i, leaf := range level {
+		order, ok := leaf.(map[string]any)
+		if !ok {
+			return fmt.Errorf("tree order %d is not a struct", i)
+		}
+		d.msg = order
+		if err := decodeSeaport(d); err != nil {
+			return fmt.Errorf("tree order %d: %w", i, err)
+		}
+		if len(d.effects) > MaxEffects {
+			return nil
+		}
+	}
+	return nil
+}
+
+func decodeERC721Permit(d *typedDecoder) error {
+	r := &fieldReader{m: d.msg}
+	spender, id, deadline := r.addr("spender"), r.uint("tokenId", 256), r.uint("deadline", 256)
+	r.uint("nonce", 256)
+	if r.err != nil {
+		return r.err
+	}
+	if err := d.requireToken(); err != nil {
+		return err
+	}
+	d.add(Effect{Kind: EffectApprove, Token: d.verifying, Counterparty: spender, Amount: big.NewInt(1), TokenID: id, Deadline: deadline})
+	return nil
+}
+
+// decodeMetaTransaction: the verifying contract runs functionSignature
+// (calldata) as if the signer had sent it.
+func decodeMetaTransaction(d *typedDecoder) error {
+	r := &fieldReader{m: d.msg}
+	r.addr("from")
+	r.uint("nonce", 256)
+	data := r.bytes("functionSignature")
+	if r.err != nil {
+		return r.err
+	}
+	if err := d.requireToken(); err != nil {
+		return err
+	}
+	d.inner(d.verifying, data, common.Address{})
 	return nil
 }

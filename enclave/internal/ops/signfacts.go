@@ -81,7 +81,19 @@ func typedDataFacts(f *policy.TxFacts, td apitypes.TypedData) {
 		}
 	}
 	f.TypedData = tf
-	f.Effects = policyEffects(effects, "")
+	f.Effects = nameMessageEffects(policyEffects(effects, ""), standard)
+}
+
+// nameMessageEffects names what a typed-data message itself lets happen
+// (an effect without function or selector) after its standard, so that
+// function_name_in can name it; inner calls keep their names.
+func nameMessageEffects(effects []policy.TxEffect, standard string) []policy.TxEffect {
+	for i := range effects {
+		if e := &effects[i]; e.Function == "" && e.Selector == "" {
+			e.Function = standard
+		}
+	}
+	return effects
 }
 
 // maxFee is the most a transaction request can pay in fees: gas limit ×

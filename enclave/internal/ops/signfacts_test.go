@@ -110,6 +110,11 @@ func TestTransactionFacts(t *testing.T) {
 	require.Nil(t, plain.Effects, "a plain transfer has no call effects")
 	require.Equal(t, big.NewInt(5), plain.Value)
 
+	var create policy.TxFacts
+	require.NoError(t, transactionFacts(&create, &evm.TxRequest{ChainID: 8453, Data: "0x6080604052"}, false))
+	require.Nil(t, create.Effects, "init code is not a call")
+	require.Equal(t, "", create.To)
+
 	require.ErrorIs(t, transactionFacts(&plain, &evm.TxRequest{ChainID: 8453, To: to, Gas: u64p(1), GasPrice: "x"}, false), wire.ErrBadRequest)
 }
 
@@ -135,6 +140,16 @@ func TestTypedDataFactsDomain(t *testing.T) {
 	require.Equal(t, "0xcccccccccccccccccccccccccccccccccccccccc", f.TypedData.VerifyingContract)
 	require.Empty(t, f.TypedData.Standard, "Mail is of no known standard")
 	require.False(t, f.TypedData.DecodeFailed)
+}
+
+func TestNameMessageEffects(t *testing.T) {
+	got := nameMessageEffects([]policy.TxEffect{
+		{Kind: policy.TxEffectTokenTransfer},
+		{Kind: policy.TxEffectTokenTransfer, Function: "transfer", Selector: "0xa9059cbb", Depth: 1},
+		{Kind: policy.TxEffectPrivileged, Function: "delegatecall"},
+	}, "LimitOrder")
+	require.Equal(t, []string{"LimitOrder", "transfer", "delegatecall"}, []string{got[0].Function, got[1].Function, got[2].Function})
+	require.Nil(t, nameMessageEffects(nil, "Permit"))
 }
 
 // TestSignIntentJudgesEffects: the enclave counts the maximum fee, gates

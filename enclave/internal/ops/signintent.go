@@ -197,11 +197,13 @@ func transactionFacts(f *policy.TxFacts, r *evm.TxRequest, tokenKnown bool) erro
 	if tokenKnown {
 		knownTo = f.To
 	}
-	var to common.Address
-	if r.To != "" {
-		to = common.HexToAddress(r.To)
+	if r.To == "" {
+		// A contract creation runs init code, not a call: it can move only
+		// its value, and with a to-allowlist set it is refused (no
+		// recipient is listed).
+		return nil
 	}
-	f.Effects = policyEffects(evm.CallEffects(to, data), knownTo)
+	f.Effects = policyEffects(evm.CallEffects(common.HexToAddress(r.To), data), knownTo)
 	if f.FunctionName == "" {
 		// Name the top-level call after its decoded effect (a wrapper or an
 		// admin call the token decoder does not know).
