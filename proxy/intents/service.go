@@ -31,8 +31,8 @@ type KeyStore interface {
 type TxStore interface {
 	InsertAgentTx(ctx context.Context, t store.AgentTx, ev *auditchain.Event, event string, data any) (store.AgentTx, error)
 	SetAgentTxStatus(ctx context.Context, orgID, id, status, errText, event string, data any) (store.AgentTx, error)
-	ReserveTx(ctx context.Context, orgID, agentID, chain string, day time.Time, value *big.Int, lim store.TxLimits) (store.TxCounters, string, error)
-	ReleaseTx(ctx context.Context, orgID, agentID, chain string, day time.Time, value *big.Int) error
+	ReserveTxFee(ctx context.Context, orgID, agentID, chain string, day time.Time, value, fee *big.Int, lim store.TxLimits) (store.TxCounters, string, error)
+	ReleaseTxFee(ctx context.Context, orgID, agentID, chain string, day time.Time, value, fee *big.Int) error
 	ReserveNonce(ctx context.Context, orgID string, chainID int64, address string, chainPending uint64) (uint64, error)
 	ReleaseNonce(ctx context.Context, orgID string, chainID int64, address string, nonce uint64) error
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/auditchain"
 	"github.com/opencustody/ocv/internal/store"
@@ -33,6 +34,8 @@ type fakeStore struct {
 	statuses               []string
 	chain                  store.Chain
 	guardSealed            int
+	feesBefore             *big.Int // the day's fees ReserveTxFee answers
+	fees, releasedFees     []string // fees reserved and given back
 }
 
 func (f *fakeStore) ActiveSigningKey(context.Context, string, string, string) (store.SigningKey, error) {
@@ -73,19 +76,21 @@ func (f *fakeStore) SetAgentTxStatus(_ context.Context, _, _, status, _, _ strin
 	t.Status = status
 	return t, nil
 }
-func (f *fakeStore) ReserveTx(context.Context, string, string, string, time.Time, *big.Int, store.TxLimits) (store.TxCounters, string, error) {
+func (f *fakeStore) ReserveTxFee(_ context.Context, _, _, _ string, _ time.Time, _, fee *big.Int, _ store.TxLimits) (store.TxCounters, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.denied != "" {
 		return store.TxCounters{}, f.denied, nil
 	}
 	f.reserved++
-	return store.TxCounters{}, "", nil
+	f.fees = append(f.fees, fee.String())
+	return store.TxCounters{FeesTodayChain: f.feesBefore}, "", nil
 }
-func (f *fakeStore) ReleaseTx(context.Context, string, string, string, time.Time, *big.Int) error {
+func (f *fakeStore) ReleaseTxFee(_ context.Context, _, _, _ string, _ time.Time, _, fee *big.Int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.releasedTx++
+	f.releasedFees = append(f.releasedFees, fee.String())
 	return nil
 }
 func (f *fakeStore) ReserveNonce(_ context.Context, _ string, _ int64, _ string, pending uint64) (uint64, error) {
@@ -107,8 +112,12 @@ func (f *fakeStore) ResolveChain(_ context.Context, ref string) (store.Chain, er
 	return f.chain, nil
 }
 
-// fakeEnclave signs with a throwaway key, or refuses with denied.
-type fakeEnclave struct{ denied string }
+// fakeEnclave signs with a throwaway key, or refuses with denied; it
+// keeps the sign context it was sent in seen (when not nil).
+type fakeEnclave struct {
+	denied string
+	seen   *wire.SignContext
+}
 
 func (e fakeEnclave) SigningKey(context.Context, wire.SigningKeyRequest) (wire.SigningKeyResponse, error) {
 	return wire.SigningKeyResponse{}, wire.ErrUnavailable
@@ -119,7 +128,12 @@ func (e fakeEnclave) DestroySigningKey(context.Context, wire.DestroySigningKeyRe
 func (e fakeEnclave) SealGuardrails(context.Context, wire.SealGuardrailsRequest) ([]byte, error) {
 	return []byte("mac"), nil
 }
-func (e fakeEnclave) SignIntent(context.Context, wire.SignIntentRequest) (wire.SignIntentResponse, error) {
+func (e fakeEnclave) SignIntent(_ context.Context, req wire.SignIntentRequest) (wire.SignIntentResponse, error) {
+	if e.seen != nil {
+		if err := json.Unmarshal(req.Context, e.seen); err != nil {
+			return wire.SignIntentResponse{}, err
+		}
+	}
 	if e.denied != "" {
 		return wire.SignIntentResponse{Denied: e.denied}, nil
 	}
@@ -230,6 +244,64 @@ func TestSignTransactionRollback(t *testing.T) {
 			require.Equal(t, tc.wantReleased, st.releasedTx, "day reservations given back")
 			require.Equal(t, tc.wantReleased, st.releasedNonces, "nonces given back")
 			require.Equal(t, tc.wantStatuses, st.statuses)
+			// The maximum fee (21000 gas × 2 wei) is reserved and given
+			// back with the value.
+			for _, f := range st.fees {
+				require.Equal(t, "42000", f)
+			}
+			require.Len(t, st.releasedFees, tc.wantReleased)
+			for _, f := range st.releasedFees {
+				require.Equal(t, "42000", f)
+			}
+		})
+	}
+}
+
+// The day's fees before the request reach the enclave in the sign context.
+func TestSignTransactionSendsFees(t *testing.T) {
+	st := &fakeStore{feesBefore: big.NewInt(123456789), chain: store.Chain{ID: "devnet", ChainID: 1337, Family: "evm",
+		IsEnabled: true, RPCURL: fakeNode(t, "ok")}}
+	pool := chainrpc.NewPool(chainrpc.Config{Retries: -1})
+	t.Cleanup(pool.Close)
+	var seen wire.SignContext
+	s := New(Config{Keys: st, Txs: st, Chains: st, Enclave: fakeEnclave{seen: &seen}, Dialer: pool})
+	party := store.SigningParty{Agent: store.Agent{OrgID: "o", ID: testAgentID},
+		Key:          store.SigningKey{Chain: "ethereum", Version: 1, Address: "0x00000000000000000000000000000000000000a1"},
+		GuardrailMAC: []byte("mac")}
+	gas, nonce := uint64(30_000_000), uint64(1)
+	in := api.TransactionRequest{ChainID: json.RawMessage(`"devnet"`), To: "0x00000000000000000000000000000000000000b2",
+		Gas: &gas, Nonce: &nonce, GasPrice: "1000000000000"}
+	_, err := s.SignTransaction(context.Background(), "token", party, in, SignOnly)
+	require.NoError(t, err)
+	require.Equal(t, "123456789", seen.Counters.FeesTodayChain)
+	require.Equal(t, []string{"30000000000000000000"}, st.fees, "30M gas × 1000 gwei = 30 ETH")
+}
+
+func TestMaxFee(t *testing.T) {
+	gas := uint64(21000)
+	tests := map[string]struct {
+		req     evm.TxRequest
+		want    string
+		wantErr bool
+	}{
+		"legacy gas price":      {req: evm.TxRequest{Gas: &gas, GasPrice: "0x3"}, want: "63000"},
+		"dynamic max fee":       {req: evm.TxRequest{Gas: &gas, MaxFeePerGas: "10", MaxPriorityFeePerGas: "1"}, want: "210000"},
+		"blob gas counts":       {req: evm.TxRequest{Gas: &gas, MaxFeePerGas: "1", MaxFeePerBlobGas: "2", BlobVersionedHashes: []string{"a", "b"}}, want: "545288"},
+		"fail no gas":           {req: evm.TxRequest{MaxFeePerGas: "1"}, wantErr: true},
+		"fail no fee":           {req: evm.TxRequest{Gas: &gas}, wantErr: true},
+		"fail bad fee":          {req: evm.TxRequest{Gas: &gas, GasPrice: "zz"}, wantErr: true},
+		"fail blob without cap": {req: evm.TxRequest{Gas: &gas, MaxFeePerGas: "1", BlobVersionedHashes: []string{"a"}}, wantErr: true},
+		"fail bad blob fee cap": {req: evm.TxRequest{Gas: &gas, MaxFeePerGas: "1", MaxFeePerBlobGas: "-1", BlobVersionedHashes: []string{"a"}}, wantErr: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := maxFee(tc.req)
+			if tc.wantErr {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got.String())
 		})
 	}
 }

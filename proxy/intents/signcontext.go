@@ -70,6 +70,9 @@ func (s *Service) enclaveSign(ctx context.Context, token string, req signRequest
 	if req.counters.SpentTodayChain != nil {
 		sc.Counters.SpentTodayChain = req.counters.SpentTodayChain.String()
 	}
+	if req.counters.FeesTodayChain != nil {
+		sc.Counters.FeesTodayChain = req.counters.FeesTodayChain.String()
+	}
 	scJSON, err := json.Marshal(sc)
 	if err != nil {
 		return wire.SignIntentResponse{}, fmt.Errorf("encoding sign context: %w", err)
@@ -115,12 +118,15 @@ func guardrailDetail(name, detail string) string {
 	return "denied by the agent's " + name + " guardrail: " + detail
 }
 
-// reserveDay counts a transaction of value on the agent's day counters
-// within its daily limits, before it is signed.
-func (s *Service) reserveDay(ctx context.Context, a store.Agent, g policy.Guardrails, chain string, value *big.Int, now time.Time) (store.TxCounters, error) {
+// reserveDay counts a transaction of value and maximum fee on the agent's
+// day counters within its daily limits and fee budget, before it is
+// signed. The enclave judges the same limits again on the counters.
+func (s *Service) reserveDay(ctx context.Context, a store.Agent, g policy.Guardrails, chain string, value, fee *big.Int,
+	now time.Time) (store.TxCounters, error) {
 	maxDay, maxDayChain, dailyValue := g.DailyLimits(chain, evmDecimals)
-	before, denied, err := s.txs.ReserveTx(ctx, a.OrgID, a.ID, chain, now, value,
-		store.TxLimits{MaxPerDay: maxDay, MaxPerDayChain: maxDayChain, DailyValue: dailyValue})
+	before, denied, err := s.txs.ReserveTxFee(ctx, a.OrgID, a.ID, chain, now, value, fee,
+		store.TxLimits{MaxPerDay: maxDay, MaxPerDayChain: maxDayChain, DailyValue: dailyValue,
+			FeeBudget: g.OverheadBudget(chain, evmDecimals)})
 	if err != nil {
 		return store.TxCounters{}, err
 	}
@@ -129,6 +135,8 @@ func (s *Service) reserveDay(ctx context.Context, a store.Agent, g policy.Guardr
 		return before, nil
 	case store.DeniedMaxPerDayChain:
 		return store.TxCounters{}, problem.Guardrail(policy.GuardrailPerChain, "the per-chain max_per_day of today is reached")
+	case store.DeniedFeeBudget:
+		return store.TxCounters{}, problem.Guardrail(policy.GuardrailOverheadBudget, "today's fee budget on this chain would be exceeded (UTC day)")
 	case store.DeniedMaxPerDay:
 		return store.TxCounters{}, problem.Guardrail(policy.GuardrailMaxPerDay, "today's transaction count limit is reached (UTC day)")
 	default:

@@ -42,7 +42,10 @@ type TxResult struct {
 // SignTransaction prepares, guards, signs and (in Broadcast) sends one EVM
 // transaction for the signing party, whose caller's access token is
 // token. Nothing is counted or reserved before a simulate_first revert; a
-// refusal or failure after the reservations gives them back.
+// refusal or failure after the reservations gives them back. The
+// transaction's maximum fee is reserved with its value: the enclave judges
+// it against the overhead budget (or the value cap) with the fees reserved
+// before it today.
 func (s *Service) SignTransaction(ctx context.Context, token string, party store.SigningParty, in api.TransactionRequest,
 	mode Mode) (res TxResult, err error) {
 	a, key := party.Agent, party.Key
@@ -74,8 +77,12 @@ func (s *Service) SignTransaction(ctx context.Context, token string, party store
 		return TxResult{}, err
 	}
 
+	fee, err := maxFee(p.req)
+	if err != nil {
+		return TxResult{}, problem.BadRequest(problem.TypeInvalidRequest, "invalid transaction: "+err.Error())
+	}
 	now := time.Now()
-	counters, err := s.reserveDay(ctx, a, g, chain.ID, p.value, now)
+	counters, err := s.reserveDay(ctx, a, g, chain.ID, p.value, fee, now)
 	if err != nil {
 		return TxResult{}, err
 	}
@@ -88,7 +95,7 @@ func (s *Service) SignTransaction(ctx context.Context, token string, party store
 		// request's may be what failed).
 		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = s.txs.ReleaseTx(bg, a.OrgID, a.ID, chain.ID, now, p.value)
+		_ = s.txs.ReleaseTxFee(bg, a.OrgID, a.ID, chain.ID, now, p.value, fee)
 		if reservedNonce {
 			_ = s.txs.ReleaseNonce(bg, a.OrgID, chain.ChainID, strings.ToLower(from.Hex()), *p.req.Nonce)
 		}
