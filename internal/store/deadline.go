@@ -3,10 +3,8 @@ package store
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,8 +42,22 @@ func (c *responseDeadlineConn) Read(b []byte) (int, error) {
 	if n > 0 && err == nil && !c.off.Load() {
 		err = c.Conn.SetReadDeadline(time.Now().Add(c.timeout))
 	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		err = &noAnswerError{err: err}
+	}
 	return n, err
 }
+
+// noAnswerError is a read that timed out waiting for PostgreSQL: it marks
+// the error as the database's (Unavailable) rather than any network
+// peer's, and stays a net.Error timeout for pgx.
+type noAnswerError struct{ err error }
+
+func (e *noAnswerError) Error() string   { return "PostgreSQL did not answer in time: " + e.err.Error() }
+func (e *noAnswerError) Unwrap() error   { return e.err }
+func (e *noAnswerError) Timeout() bool   { return true }
+func (e *noAnswerError) Temporary() bool { return true }
 
 // setBounded turns the response deadline on or off; off also clears the
 // one in force.
@@ -81,23 +93,17 @@ func setBounded(pc *pgconn.PgConn, on bool) {
 
 // Unavailable reports whether err says PostgreSQL could not be reached or
 // did not answer in time (rather than refusing the statement): the caller
-// answers 503 and the client may retry.
+// answers 503 and the client may retry. Only errors that name the database
+// count: a network error of another peer (the enclave, a chain) is not
+// the database's.
 func Unavailable(err error) bool {
-	if err == nil {
-		return false
-	}
-	var ne net.Error
 	var ce *pgconn.ConnectError
+	var na *noAnswerError
 	var pe *pgconn.PgError
 	switch {
-	case errors.Is(err, context.Canceled):
-		return false // the client went away
-	case errors.As(err, &ce), pgconn.Timeout(err), errors.Is(err, context.DeadlineExceeded):
-		return true
-	case errors.As(err, &ne) && ne.Timeout():
-		return true
-	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+	case err == nil:
+		return false
+	case errors.As(err, &ce), errors.As(err, &na):
 		return true
 	case errors.As(err, &pe):
 		// Class 08 (connection exception) and 57P01-57P03 (shutdown,

@@ -69,7 +69,8 @@ func TestUnavailable(t *testing.T) {
 		{&pgconn.PgError{Code: "23505"}, false},
 		{&pgconn.PgError{Code: "57P01"}, true},
 		{&pgconn.PgError{Code: "08006"}, true},
-		{context.DeadlineExceeded, true},
+		{context.DeadlineExceeded, false},
+		{&noAnswerError{err: context.DeadlineExceeded}, true},
 	} {
 		if got := Unavailable(tt.err); got != tt.want {
 			t.Errorf("Unavailable(%v) = %v, want %v", tt.err, got, tt.want)

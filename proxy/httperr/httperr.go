@@ -42,14 +42,14 @@ func Problem(err error) *problem.Problem {
 		// The enclave refused to act for this caller: its own check of the
 		// token and the vault's policy set disagrees with the proxy's.
 		return problem.New(http.StatusForbidden, problem.TypePolicyDenied, "access denied by policy")
+	case errors.Is(err, wire.ErrUnavailable):
+		return problem.New(http.StatusServiceUnavailable, problem.TypeEnclaveUnavailable,
+			"the enclave is unavailable or not attested; see /v1/health/hsm")
 	case store.Unavailable(err):
 		p := problem.New(http.StatusServiceUnavailable, problem.TypeStorageUnavailable,
 			"the database is unavailable or too slow to answer; retry after the Retry-After delay")
 		p.RetryAfter = RetryAfterSeconds
 		return p
-	case errors.Is(err, wire.ErrUnavailable):
-		return problem.New(http.StatusServiceUnavailable, problem.TypeEnclaveUnavailable,
-			"the enclave is unavailable or not attested; see /v1/health/hsm")
 	default:
 		return problem.New(http.StatusInternalServerError, problem.TypeInternal, "an unexpected error occurred")
 	}
