@@ -352,8 +352,8 @@ func routeClasses(t *testing.T) map[string][]string {
 
 // TestMeteringAndIdempotencyDocumented checks each authenticated route
 // against proxy/paid.go: paid routes document 402 and X-PAYMENT (the
-// signing POSTs are not metered, so neither), and the POSTs that take
-// Idempotency-Key document it with its 422.
+// signing POSTs are not metered, so neither), and the state changes that
+// take Idempotency-Key document it with its 409 and 422.
 func TestMeteringAndIdempotencyDocumented(t *testing.T) {
 	doc := loadDoc(t, YAML())
 	classes := routeClasses(t)
@@ -390,7 +390,7 @@ func TestMeteringAndIdempotencyDocumented(t *testing.T) {
 			paid := !signing(r) && !slices.Contains(exempt, r.Method+" "+r.Pattern)
 			require.Equal(t, paid, op.Responses.Value("402") != nil, "402 documented iff the route is metered")
 			require.Equal(t, paid, hasParam(op, "#/components/parameters/XPayment"), "X-PAYMENT iff the route is metered")
-			idem := r.Method == "POST" && !slices.Contains(classes["notIdempotent"], r.Pattern)
+			idem := r.Method != "GET" && r.Method != "HEAD" && !slices.Contains(classes["notIdempotent"], r.Pattern)
 			require.Equal(t, idem, hasParam(op, "#/components/parameters/IdempotencyKey"), "Idempotency-Key iff the route takes it")
 			if idem {
 				mismatch := op.Responses.Value("422")

@@ -104,9 +104,15 @@ var notIdempotent = map[string]bool{
 }
 
 // isIdempotentRoute reports whether Idempotency-Key applies to rt: every
-// authenticated POST except those of notIdempotent (and except state
-// changes that create nothing: accept/decline of shares are harmless to
-// replay, so they take part too).
+// authenticated state change (POST, PUT, PATCH, DELETE) except the POSTs
+// of notIdempotent. A PUT of a secret takes part: its answer carries the
+// secret's metadata, never its value.
 func isIdempotentRoute(rt *Route) bool {
-	return rt != nil && rt.Method == http.MethodPost && rt.Access != Public && !notIdempotent[rt.Pattern]
+	return isStateChange(rt) && rt.Access != Public && !notIdempotent[rt.Pattern]
+}
+
+// isStateChange reports whether rt changes state (any method but GET and
+// HEAD).
+func isStateChange(rt *Route) bool {
+	return rt != nil && rt.Method != http.MethodGet && rt.Method != http.MethodHead
 }

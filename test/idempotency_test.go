@@ -2,6 +2,7 @@ package test
 
 import (
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -52,13 +53,33 @@ func TestIdempotencyKey(t *testing.T) {
 		requireProblem(t, r, http.StatusBadRequest, "invalid_request")
 	})
 
-	t.Run("routes returning a credential ignore the header", func(t *testing.T) {
-		body := map[string]any{"name": "bot"}
-		a := s.DoHeaders("POST", "/v1/agents", me.Token, body, key("agent"))
-		require.Equal(t, http.StatusCreated, a.Status, string(a.Body))
-		b := s.DoHeaders("POST", "/v1/agents", me.Token, map[string]any{"name": "bot2"}, key("agent"))
-		require.Equal(t, http.StatusCreated, b.Status, "not stored, so neither replayed nor refused")
-		require.Empty(t, b.Header.Get("Idempotent-Replayed"))
-		require.NotEqual(t, a.JSON(t)["api_key"], b.JSON(t)["api_key"])
+	t.Run("routes returning a credential refuse the header", func(t *testing.T) {
+		r := s.DoHeaders("POST", "/v1/agents", me.Token, map[string]any{"name": "bot"}, key("agent"))
+		requireProblem(t, r, http.StatusBadRequest, "idempotency_unsupported")
+		r = s.Do("POST", "/v1/agents", me.Token, map[string]any{"name": "bot"})
+		require.Equal(t, http.StatusCreated, r.Status, "without the header it is served")
+	})
+
+	// Issue 13, item 1: 50 parallel PUTs of a secret with one key make one
+	// version; every other answer is the replay or 409 in flight.
+	t.Run("parallel secret writes with one key make one version", func(t *testing.T) {
+		vault := s.CreateVault(me.Token, "idem-put")
+		path := "/v1/vaults/" + vault + "/secrets/db"
+		var wg sync.WaitGroup
+		statuses := make(chan int, 50)
+		for i := 0; i < 50; i++ {
+			wg.Go(func() {
+				r := s.DoHeaders("PUT", path, me.Token, map[string]any{"type": "password", "value": "v1"}, key("put-once"))
+				statuses <- r.Status
+			})
+		}
+		wg.Wait()
+		close(statuses)
+		for st := range statuses {
+			require.Contains(t, []int{http.StatusCreated, http.StatusOK, http.StatusConflict}, st)
+		}
+		r := s.Do("GET", path, me.Token, nil)
+		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+		require.EqualValues(t, 1, r.JSON(t)["version"], "one version, however many retries")
 	})
 }

@@ -39,6 +39,9 @@ const (
 	TypeResourceLimitExceeded = "resource_limit_exceeded"
 	TypeIdempotencyInProgress = "idempotency_in_progress"
 	TypeIdempotencyMismatch   = "idempotency_mismatch"
+	// TypeIdempotencyUnsupported: Idempotency-Key on a state change whose
+	// answer carries a credential, which is never stored for replay.
+	TypeIdempotencyUnsupported = "idempotency_unsupported"
 
 	// The Intents API. A guardrail refusal answers "guardrail_" + the name
 	// of the guardrail field that refused (Guardrail builds it).
