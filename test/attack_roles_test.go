@@ -115,6 +115,23 @@ func TestAttackInvitedMemberRoles(t *testing.T) {
 		}, 10*time.Second, 200*time.Millisecond)
 	})
 
+	t.Run("member cannot open a share addressed to someone else", func(t *testing.T) {
+		vault := s.CreateVault(owner.Token, "roles-shares")
+		r := s.Do("PUT", "/v1/vaults/"+vault+"/secrets/db", owner.Token, map[string]any{"type": "password", "value": "owner-only"})
+		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+		secretID := r.JSON(t)["id"].(string)
+		toOwner := createShare(t, s, owner.Token, secretID, map[string]any{"recipient_type": "creator", "max_access_count": 2})
+		toMember := createShare(t, s, owner.Token, secretID, map[string]any{"recipient_type": "user", "recipient_id": memberID})
+		r = openShareAs(t, s, toOwner["id"].(string), member, "", "")
+		requireProblem(t, r, http.StatusNotFound, "not_found")
+		require.NotContains(t, string(r.Body), "owner-only")
+		r = openShareAs(t, s, toOwner["id"].(string), owner.Token, "", "")
+		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+		r = openShareAs(t, s, toMember["id"].(string), member, "", "")
+		require.Equal(t, http.StatusOK, r.Status, "a share addressed to the member opens for it: %s", r.Body)
+		require.Equal(t, "owner-only", r.JSON(t)["value"])
+	})
+
 	t.Run("the owner still can", func(t *testing.T) {
 		r := s.Do("PATCH", "/v1/agents/"+agentID, owner.Token, map[string]any{"description": "still the owner's"})
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
