@@ -42,6 +42,7 @@ func CallEffects(to common.Address, data []byte) []Effect {
 	if len(data) == 0 {
 		return nil
 	}
+	loadCallSpecs()
 	d := &callEffectDecoder{}
 	d.call(to, data, 0, common.Address{})
 	if d.overflow || len(d.effects) > MaxEffects {
@@ -149,8 +150,9 @@ func callWithFrom(e Effect, from common.Address) Effect {
 	return e
 }
 
-// callSpecs maps selectors to decoders. Signatures are hashed at init so
-// the table cannot drift from the functions it names.
+// callSpecs maps selectors to decoders (filled by loadCallSpecs; read
+// only afterwards). Signatures are hashed when it is filled so the table
+// cannot drift from the functions it names.
 var callSpecs = map[[4]byte]callSpecEntry{}
 
 func registerCall(signature, name string, decode func(common.Address, callABITuple) ([]Effect, []callInner)) {

@@ -45,14 +45,6 @@ func cePack(t testing.TB, sig string, args []ceABIArg, values ...any) []byte {
 	return append(append([]byte{}, m.ID...), packed...)
 }
 
-func ceBig(s string) *big.Int {
-	v, ok := new(big.Int).SetString(s, 0)
-	if !ok {
-		panic("bad big int " + s)
-	}
-	return v
-}
-
 func ceAddr(b byte) common.Address { return common.BytesToAddress([]byte{b}) }
 
 // ceEffectString renders an effect so tests compare values, not big.Int

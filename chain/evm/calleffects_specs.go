@@ -2,6 +2,7 @@ package evm
 
 import (
 	"math/big"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -12,12 +13,13 @@ func callSelector(signature string) []byte { return crypto.Keccak256([]byte(sign
 // callMaxUint160 is Permit2's "unlimited" allowance.
 var callMaxUint160 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 160), big.NewInt(1))
 
-func init() {
+// loadCallSpecs fills callSpecs once, on the first decode.
+var loadCallSpecs = sync.OnceFunc(func() {
 	registerTokenCalls()
 	registerPermit2Calls()
 	registerAdminCalls()
 	registerWrapperCalls()
-}
+})
 
 func callTransferEffect(token, from, to common.Address, amount, tokenID *big.Int) Effect {
 	return Effect{Kind: EffectTokenTransfer, Token: token, From: from, Counterparty: to, Amount: amount, TokenID: tokenID}

@@ -6,13 +6,11 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/passhash"
 	"github.com/opencustody/ocv/internal/store"
-	"github.com/opencustody/ocv/proxy/auth"
 )
 
 // TypeShareThrottled is the problem type (HTTP 429, with Retry-After) of a
@@ -158,55 +156,3 @@ func hashSharePassphrase(ctx context.Context, w http.ResponseWriter, passphrase 
 	}
 	return hash, err
 }
-
-// shareOpener is who opens sh. Link shares (anyone_with_link,
-// external_email) open for anyone who passes their passphrase and
-// allowlist: addressed is true and opener is empty. A creator, user or agent
-// share opens only with a bearer token of the principal it is addressed to
-// (a creator share: the user it goes back to), in the share's organization;
-// any other caller, and a missing or invalid token, gets addressed false.
-func (h *Handlers) shareOpener(r *http.Request, sh store.Share) (opener auth.Principal, addressed bool, err error) {
-	var want string
-	switch sh.RecipientType {
-	case "anyone_with_link", "external_email":
-		return auth.Principal{}, true, nil
-	case "creator", "user":
-		want = auth.PrincipalUser
-	case "agent":
-		want = auth.PrincipalAgent
-	default:
-		return auth.Principal{}, false, nil
-	}
-	if sh.RecipientID == nil || h.Verifier == nil {
-		return auth.Principal{}, false, nil
-	}
-	token, ok := shareBearer(r)
-	if !ok {
-		return auth.Principal{}, false, nil
-	}
-	p, err := h.Verifier.Verify(r.Context(), token)
-	if errors.Is(err, auth.ErrInvalidToken) {
-		return auth.Principal{}, false, nil
-	}
-	if err != nil {
-		return auth.Principal{}, false, err
-	}
-	if p.Type != want || p.ID != *sh.RecipientID || p.OrgID != sh.OrgID {
-		return auth.Principal{}, false, nil
-	}
-	return p, true, nil
-}
-
-// shareBearer reads an Authorization: Bearer header (public routes are not
-// authenticated by the middleware).
-func shareBearer(r *http.Request) (string, bool) {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	token = strings.TrimSpace(token)
-	return token, token != "" && len(token) <= maxBearerBytes
-}
-
-// maxBearerBytes bounds a bearer token read on the public share route.
-const maxBearerBytes = 16 << 10

@@ -173,35 +173,3 @@ func checkShareCredentials(ctx context.Context, sh store.Share, passphrase, clie
 	}
 	return nil
 }
-
-// shareCreator is the principal the share is opened as: the creator as it
-// is now (its current role; an agent's current claims). A creator who left
-// the organization or an inactive agent makes the share unusable.
-func (h *Handlers) shareCreator(r *http.Request, sh store.Share, now time.Time) (auth.Principal, error) {
-	gone := shareGone("the share's creator no longer has access")
-	if sh.CreatorType == auth.PrincipalAgent {
-		a, err := h.Agents.GetAgent(r.Context(), sh.OrgID, sh.CreatorID)
-		if errors.Is(err, store.ErrNotFound) {
-			return auth.Principal{}, gone
-		}
-		if err != nil {
-			return auth.Principal{}, err
-		}
-		if a.Status != store.AgentActive {
-			return auth.Principal{}, gone
-		}
-		claims, err := h.agentClaims(r, a, now)
-		if err != nil {
-			return auth.Principal{}, err
-		}
-		return auth.Principal{Type: auth.PrincipalAgent, ID: a.ID, OrgID: a.OrgID, Agent: claims}, nil
-	}
-	role, platformRole, err := h.Shares.MemberRole(r.Context(), sh.OrgID, sh.CreatorID)
-	if errors.Is(err, store.ErrNotFound) {
-		return auth.Principal{}, gone
-	}
-	if err != nil {
-		return auth.Principal{}, err
-	}
-	return auth.Principal{Type: auth.PrincipalUser, ID: sh.CreatorID, OrgID: sh.OrgID, Role: role, PlatformRole: platformRole}, nil
-}
