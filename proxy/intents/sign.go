@@ -3,8 +3,10 @@ package intents
 import (
 	"context"
 	"encoding/hex"
+	"math/big"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
@@ -22,7 +24,7 @@ import (
 // computes what it signs from the structured request and weighs the
 // agent's guardrails first.
 func (s *Service) SignMessage(ctx context.Context, token string, party store.SigningParty, kind string,
-	in api.SignIntentRequest) (api.SignatureResult, error) {
+	in api.SignIntentRequest) (_ api.SignatureResult, err error) {
 	chain, err := s.signChain(ctx, FirstRaw(in.ChainID, in.Chain))
 	if err != nil {
 		return api.SignatureResult{}, err
@@ -57,11 +59,48 @@ func (s *Service) SignMessage(ctx context.Context, token string, party store.Sig
 	if kind == wire.IntentDigest {
 		entry.Event.Action = "signing_key.raw_digest_sign"
 	}
-	resp, err := s.enclaveSign(ctx, token, signRequest{party: party, chain: chain, kind: kind, payload: payload})
+	req := signRequest{party: party, chain: chain, kind: kind, payload: payload}
+	if kind == wire.IntentTypedData {
+		release, err := s.reserveTypedDataSpend(ctx, &req)
+		if err != nil {
+			return api.SignatureResult{}, err
+		}
+		defer func() { release(err != nil) }()
+	}
+	resp, err := s.enclaveSign(ctx, token, req)
 	if err != nil {
 		return api.SignatureResult{}, err
 	}
 	return signatureOf(kind, chain, party.Key, resp), nil
+}
+
+// reserveTypedDataSpend counts the native value a typed-data message lets
+// leave the signer's account (typedDataSpend) on the day's counters, as
+// one transaction within the daily limits, and puts the counters in req
+// for the enclave. release gives the reservation back when the signature
+// failed.
+func (s *Service) reserveTypedDataSpend(ctx context.Context, req *signRequest) (release func(failed bool), err error) {
+	value := typedDataSpend(req.payload)
+	if value.Sign() == 0 {
+		return func(bool) {}, nil
+	}
+	a := req.party.Agent
+	g, err := guardrailsOf(a)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	if req.counters, err = s.reserveDay(ctx, a, g, req.chain.ID, value, new(big.Int), now); err != nil {
+		return nil, err
+	}
+	return func(failed bool) {
+		if !failed {
+			return
+		}
+		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = s.txs.ReleaseTxFee(bg, a.OrgID, a.ID, req.chain.ID, now, value, new(big.Int))
+	}, nil
 }
 
 // signatureOf is the answer to a message, typed-data or digest intent.
