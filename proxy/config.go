@@ -104,6 +104,7 @@ type Config struct {
 	// proxy/webhookrun.go): never set them in production.
 	WebhooksAllowLoopback bool          `yaml:"webhooks_allow_loopback"` // OCV_WEBHOOKS_ALLOW_LOOPBACK, TEST ONLY
 	WebhooksRetryBase     time.Duration `yaml:"webhooks_retry_base"`     // OCV_WEBHOOKS_RETRY_BASE, TEST ONLY (default 10s)
+	WebhooksRetryMax      int           `yaml:"webhooks_retry_max"`      // OCV_WEBHOOKS_RETRY_MAX, TEST ONLY (default 56: at least 24 h)
 	WebhooksPollInterval  time.Duration `yaml:"webhooks_poll_interval"`  // OCV_WEBHOOKS_POLL_INTERVAL, TEST ONLY (default 5s)
 	// TxWatchInterval is how often broadcast transactions are checked
 	// against their chain (OCV_TXWATCH_INTERVAL; default 5s).

@@ -14,8 +14,8 @@ import (
 // are TEST-ONLY: OCV_WEBHOOKS_ALLOW_LOOPBACK lets end-to-end tests
 // run a receiver on 127.0.0.1 (in production it would turn every webhook
 // into a request forgery against the proxy's own host), and
-// OCV_WEBHOOKS_RETRY_BASE, OCV_WEBHOOKS_POLL_INTERVAL and OCV_WEBHOOKS_LEASE
-// make retries and crash recovery fast, and OCV_WEBHOOKS_TEST_HOSTS
+// OCV_WEBHOOKS_RETRY_BASE, OCV_WEBHOOKS_RETRY_MAX, OCV_WEBHOOKS_POLL_INTERVAL
+// and OCV_WEBHOOKS_LEASE make retries, giving up and crash recovery fast, and OCV_WEBHOOKS_TEST_HOSTS
 // ("name=ip,...") fixes what names resolve to for the delivery client, so
 // that a DNS rebinding test needs no DNS server.
 func (c *Config) applyWebhookEnv(lookup func(string) (string, bool)) []error {
@@ -29,6 +29,13 @@ func (c *Config) applyWebhookEnv(lookup func(string) (string, bool)) []error {
 	}
 	if v, ok := lookup("OCV_WEBHOOKS_TEST_HOSTS"); ok {
 		c.WebhooksTestHosts = v
+	}
+	if v, ok := lookup("OCV_WEBHOOKS_RETRY_MAX"); ok && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("OCV_WEBHOOKS_RETRY_MAX: %w", err))
+		}
+		c.WebhooksRetryMax = n
 	}
 	for key, dst := range map[string]*time.Duration{
 		"OCV_WEBHOOKS_RETRY_BASE": &c.WebhooksRetryBase, "OCV_WEBHOOKS_POLL_INTERVAL": &c.WebhooksPollInterval,
@@ -52,6 +59,9 @@ func (c *Config) validateWebhooks() []error {
 	}
 	if c.WebhooksRetryBase < 0 || c.WebhooksRetryBase > time.Hour {
 		errs = append(errs, fmt.Errorf("config webhooks_retry_base: must be between 0 (default) and 1h"))
+	}
+	if c.WebhooksRetryMax < 0 || c.WebhooksRetryMax > 1000 {
+		errs = append(errs, fmt.Errorf("config webhooks_retry_max: must be between 0 (default) and 1000"))
 	}
 	if c.WebhooksPollInterval < 0 || c.WebhooksPollInterval > time.Hour {
 		errs = append(errs, fmt.Errorf("config webhooks_poll_interval: must be between 0 (default) and 1h"))
@@ -80,6 +90,9 @@ func NewWebhookWorker(cfg Config, db *store.Store, log *slog.Logger) (*webhooks.
 	policy := webhooks.DefaultPolicy
 	if cfg.WebhooksRetryBase > 0 {
 		policy.Base = cfg.WebhooksRetryBase
+	}
+	if cfg.WebhooksRetryMax > 0 {
+		policy.MaxRetries = cfg.WebhooksRetryMax
 	}
 	outbox := db.Outbox()
 	outbox.Lease = cfg.WebhooksLease

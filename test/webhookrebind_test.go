@@ -20,7 +20,7 @@ import (
 func TestWebhookDNSRebinding(t *testing.T) {
 	const name = "rebind-hooks.example.com"
 	s := stack.Start(t, stack.WithProxyEnv("OCV_WEBHOOKS_TEST_HOSTS="+name+"=127.0.0.1",
-		"OCV_WEBHOOKS_RETRY_BASE=50ms", "OCV_WEBHOOKS_POLL_INTERVAL=200ms"))
+		"OCV_WEBHOOKS_RETRY_BASE=50ms", "OCV_WEBHOOKS_RETRY_MAX=5", "OCV_WEBHOOKS_POLL_INTERVAL=200ms"))
 	owner := s.SignUp("rebind-owner@example.com")
 	vault := s.CreateVault(owner.Token, "prod")
 	mem := s.SignUp("rebind-member@example.com")

