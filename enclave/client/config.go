@@ -12,7 +12,10 @@ import (
 // Defaults for a zero Config field.
 const (
 	DefaultPoolSize    = 4
-	DefaultDialTimeout = 2 * time.Second
+	// DefaultDialTimeout bounds a dial plus the attested handshake; it is
+	// generous because a loaded host (or -race) can take seconds to verify
+	// an attestation document, and a failed dial marks the enclave down.
+	DefaultDialTimeout = 5 * time.Second
 	DefaultCallTimeout = 10 * time.Second
 	maxPoolSize        = 256
 )
