@@ -11,7 +11,7 @@ import (
 
 // Defaults for a zero Config field.
 const (
-	DefaultPoolSize    = 4
+	DefaultPoolSize = 4
 	// DefaultDialTimeout bounds a dial plus the attested handshake; it is
 	// generous because a loaded host (or -race) can take seconds to verify
 	// an attestation document, and a failed dial marks the enclave down.
