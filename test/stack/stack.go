@@ -36,7 +36,8 @@ var (
 	buildErr  error
 )
 
-// Bin returns the path of a binary built once per test process (with -race).
+// Bin returns the path of a binary built once per test process, with -race
+// and the ocvtest tag (internal/testbuild: the test-only settings and hooks).
 func Bin(t testing.TB, name string) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -46,7 +47,7 @@ func Bin(t testing.TB, name string) string {
 		}
 		_, file, _, _ := runtime.Caller(0)
 		root := filepath.Join(filepath.Dir(file), "..", "..")
-		cmd := exec.Command("go", "build", "-race", "-o", binDir+"/", "./cmd/ocv-enclave", "./cmd/ocv-proxy", "./cmd/ocv")
+		cmd := exec.Command("go", "build", "-race", "-tags", "ocvtest", "-o", binDir+"/", "./cmd/ocv-enclave", "./cmd/ocv-proxy", "./cmd/ocv")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
