@@ -51,6 +51,11 @@ type IdempotencyHold interface {
 	Rollback(ctx context.Context)
 }
 
+// ErrAnswerKept: Finish after a Checkpoint could not replace the
+// provisional answer, which stays stored (the request's effect did
+// happen).
+var ErrAnswerKept = errors.New("the checkpoint's answer is kept")
+
 // idemTxKey is the context key of a bound transaction.
 type idemTxKey struct{}
 
@@ -141,7 +146,10 @@ func (t *idempotentTx) Finish(ctx context.Context, resp *IdempotentResponse) err
 			return nil
 		}
 		// The answer of a Checkpoint is replaced by the final one.
-		return t.storeAnswer(ctx, t.pool, *resp)
+		if err := t.storeAnswer(ctx, t.pool, *resp); err != nil {
+			return fmt.Errorf("%w: %w", ErrAnswerKept, err)
+		}
+		return nil
 	}
 	return t.commit(ctx, resp)
 }
@@ -402,4 +410,10 @@ func (r *savepointRows) Err() error {
 		return r.err
 	}
 	return r.Rows.Err()
+}
+
+// RecordEvent stores ev: in the idempotent transaction of ctx when it
+// carries one (ev is told it is stored when that commits), else at once.
+func (s *Store) RecordEvent(ctx context.Context, ev *auditchain.Event) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error { return insertEvent(ctx, tx, ev) })
 }
