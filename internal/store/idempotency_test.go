@@ -257,3 +257,22 @@ func TestIdempotencyInvalidClaim(t *testing.T) {
 	_, _, err := s.BeginIdempotent(context.Background(), c, nil)
 	require.Error(t, err)
 }
+
+// RecordEvent in an idempotent transaction stores the request's event once:
+// not again when a write of the request already inserted it.
+func TestRecordEventOncePerRequest(t *testing.T) {
+	s := storetest.New(t)
+	user, org, _ := seedUser(t, s, "h")
+	h := hold(t, s, idemClaim(org, user, "k", "b"))
+	ctx := h.Bind(context.Background())
+	ev := event(org, "auth.token")
+	_, err := s.RecordLoginFailure(ctx, user, 10, time.Hour, ev, nil)
+	require.NoError(t, err)
+	again := *ev
+	require.NoError(t, s.RecordEvent(ctx, &again))
+	other := event(org, "secret.write")
+	require.NoError(t, s.RecordEvent(ctx, other))
+	require.NoError(t, h.Finish(ctx, nil))
+	require.Equal(t, 1, countEvents(t, s, org, "auth.token"))
+	require.Equal(t, 1, countEvents(t, s, org, "secret.write"))
+}

@@ -414,6 +414,24 @@ func (r *savepointRows) Err() error {
 
 // RecordEvent stores ev: in the idempotent transaction of ctx when it
 // carries one (ev is told it is stored when that commits), else at once.
+// In the transaction it is a no-op when a write already inserted the
+// request's event there (same request id and action, not yet committed).
 func (s *Store) RecordEvent(ctx context.Context, ev *auditchain.Event) error {
+	if t := boundTx(ctx, s.pool.Pool); t != nil && t.holds(ev) {
+		return nil
+	}
 	return s.inTx(ctx, func(tx pgx.Tx) error { return insertEvent(ctx, tx, ev) })
+}
+
+// holds reports whether the transaction inserted an event of ev's request
+// and action.
+func (t *idempotentTx) holds(ev *auditchain.Event) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range t.events {
+		if ev.RequestID != "" && e.RequestID == ev.RequestID && e.OrgID == ev.OrgID && e.Action == ev.Action {
+			return true
+		}
+	}
+	return false
 }
