@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -153,4 +154,33 @@ func TestInsertEventsAllOrNothing(t *testing.T) {
 	_, _, err := s.SealChain(ctx, org, 1000)
 	require.NoError(t, err)
 	require.EqualValues(t, 4, verifyChain(t, s, org))
+}
+
+// TestMigration29Upgrade: a database from before chained inserts, with a
+// sealed prefix and unsealed events (one organization never sealed at
+// all), takes migration 0029 again without harm, and every chain goes on
+// from its last sealed event and verifies.
+func TestMigration29Upgrade(t *testing.T) {
+	s := storetest.New(t)
+	ctx := context.Background()
+	sealed, _ := seedOrg(t, s)
+	_, n, err := s.SealChain(ctx, sealed, 1) // a sealed prefix of one event
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	unsealed, _ := seedOrg(t, s)
+	sql, err := os.ReadFile("migrations/0029_audit_chained_insert.sql")
+	require.NoError(t, err)
+	_, err = s.Pool().Exec(ctx, string(sql))
+	require.NoError(t, err)
+	var tips int
+	require.NoError(t, s.Pool().QueryRow(ctx, `SELECT count(*) FROM audit_chain_state WHERE org_id = ANY($1::uuid[]) AND
+		last_seq = CASE WHEN org_id = $2::uuid THEN 1 ELSE 0 END`, []string{sealed, unsealed}, sealed).Scan(&tips))
+	require.Equal(t, 2, tips)
+
+	require.NoError(t, s.InsertEvents(ctx, []*auditchain.Event{event(sealed, "secret.read"), event(unsealed, "secret.read")}))
+	for _, org := range []string{sealed, unsealed} {
+		_, _, err := s.SealChain(ctx, org, 1000)
+		require.NoError(t, err)
+		require.EqualValues(t, 3, verifyChain(t, s, org))
+	}
 }
