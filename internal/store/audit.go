@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -57,9 +56,11 @@ func (s *Store) InsertEvents(ctx context.Context, evs []*auditchain.Event) error
 		// The database keeps microseconds; hash what it will return.
 		evs[i].OccurredAt = e.OccurredAt.UTC().Truncate(time.Microsecond)
 	}
+	seen := make(map[string]bool, 4)
 	orgs := make([]string, 0, 4)
 	for _, e := range evs {
-		if !slices.Contains(orgs, e.OrgID) {
+		if !seen[e.OrgID] {
+			seen[e.OrgID] = true
 			orgs = append(orgs, e.OrgID)
 		}
 	}
@@ -188,6 +189,7 @@ func readTips(br pgx.BatchResults, n int) (tips map[string]*tip, uniq []*tip, er
 		return nil, nil, fmt.Errorf("locking chain tips: %w", err)
 	}
 	tips = make(map[string]*tip, n)
+	byCanonical := make(map[string]*tip, n)
 	for rows.Next() {
 		var o string
 		t := &tip{}
@@ -196,9 +198,10 @@ func readTips(br pgx.BatchResults, n int) (tips map[string]*tip, uniq []*tip, er
 			br.Close()
 			return nil, nil, fmt.Errorf("reading chain tips: %w", err)
 		}
-		if i := slices.IndexFunc(uniq, func(u *tip) bool { return u.canonical == t.canonical }); i >= 0 {
-			t = uniq[i]
+		if u, ok := byCanonical[t.canonical]; ok {
+			t = u
 		} else {
+			byCanonical[t.canonical] = t
 			uniq = append(uniq, t)
 		}
 		tips[o] = t
