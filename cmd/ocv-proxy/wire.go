@@ -68,7 +68,7 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	verifier.APIKeys = apiKeys
 	s.loop(func(ctx context.Context) error { return proxy.KeepAPIKeyRevocations(ctx, db, apiKeys, log) })
 
-	audits := auditlog.NewCommitter(db, 2, 512)
+	audits := auditlog.NewCommitter(db, 1, 512)
 	s.onClose(audits.Close) // flushes the events of the last requests
 	metrics := newMetrics(ec, audits)
 	heads, err := headSinks(cfg)
