@@ -331,4 +331,24 @@ func TestWebhooksSurviveOutage(t *testing.T) {
 		require.Equal(t, http.StatusOK, empty.Status, string(empty.Body))
 		require.JSONEq(t, `{"queued":0,"more":false,"limit":1000}`, string(empty.Body))
 	})
+
+	t.Run("cli", func(t *testing.T) {
+		c := newCLI(t, s)
+		c.ok(t, owner.Password+"\n", "login", "--email", owner.Email, "--password-stdin")
+		out := c.ok(t, "", "webhook", "replay", hookID, single["id"].(string))
+		require.Contains(t, out, single["event_id"].(string))
+		require.Contains(t, out, "pending")
+		deliveriesUntil(t, s, owner.Token, hookID, func(ds []map[string]any) bool {
+			for _, d := range ds {
+				if d["id"] == single["id"] && d["status"] == "delivered" && d["replays"] == float64(2) {
+					return true
+				}
+			}
+			return false
+		})
+		out = c.ok(t, "", "webhook", "replay", hookID, "--from", window["from"].(string), "--to", window["to"].(string))
+		require.Contains(t, out, "Queued 0 failed deliveries")
+		bad := c.run(t, "", nil, "webhook", "replay", hookID, "--from", "yesterday", "--to", window["to"].(string))
+		require.NotZero(t, bad.code)
+	})
 }

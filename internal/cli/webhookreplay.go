@@ -25,36 +25,23 @@ func webhookReplay(ctx context.Context, e *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	bulk := *from != "" || *to != ""
-	switch {
-	case bulk && (len(pos) != 1 || *from == "" || *to == ""):
-		return fmt.Errorf("%w: a range replay takes WEBHOOK_ID, --from and --to", ErrUsage)
-	case !bulk && len(pos) != 2:
-		return fmt.Errorf("%w: %s", ErrUsage, webhookReplayUsage)
-	}
-	for _, id := range pos {
-		if !uuidRE.MatchString(id) {
-			return fmt.Errorf("%w: expected webhook and delivery ids (see ocv webhook get)", ErrUsage)
-		}
-	}
-	for _, v := range []string{*from, *to} {
-		if _, err := time.Parse(time.RFC3339Nano, v); bulk && err != nil {
-			return fmt.Errorf("%w: --from and --to take RFC 3339 times, e.g. 2026-11-25T00:00:00Z", ErrUsage)
-		}
+	in, err := parseReplayArgs(pos, *from, *to)
+	if err != nil {
+		return err
 	}
 	c, err := e.client()
 	if err != nil {
 		return err
 	}
-	path := "/v1/webhooks/" + url.PathEscape(pos[0]) + "/deliveries/"
-	if !bulk {
-		body, err := c.call(ctx, http.MethodPost, path+url.PathEscape(pos[1])+"/replay", nil, nil)
+	path := "/v1/webhooks/" + url.PathEscape(in.hook) + "/deliveries/"
+	if in.delivery != "" {
+		body, err := c.call(ctx, http.MethodPost, path+url.PathEscape(in.delivery)+"/replay", nil, nil)
 		if err != nil {
 			return err
 		}
 		return printReplayed(e, body)
 	}
-	body, err := c.call(ctx, http.MethodPost, path+"replay", nil, api.WebhookReplayRange{From: from, To: to})
+	body, err := c.call(ctx, http.MethodPost, path+"replay", nil, api.WebhookReplayRange{From: &in.from, To: &in.to})
 	if err != nil {
 		return err
 	}
@@ -82,4 +69,35 @@ func printReplayed(e *cmdEnv, body []byte) error {
 	}
 	return fields(e.stdout, [][2]string{{"delivery", d.ID}, {"event", d.Event}, {"event_id", d.EventID},
 		{"status", d.Status}, {"replays", strconv.Itoa(d.Replays)}, {"next_attempt_at", d.NextAttemptAt}})
+}
+
+// replayArgs is a replay's target: one delivery, or a range of times.
+type replayArgs struct {
+	hook, delivery, from, to string
+}
+
+// parseReplayArgs checks the positional arguments and the --from and --to
+// flags of ocv webhook replay.
+func parseReplayArgs(pos []string, from, to string) (replayArgs, error) {
+	bulk := from != "" || to != ""
+	switch {
+	case bulk && (len(pos) != 1 || from == "" || to == ""):
+		return replayArgs{}, fmt.Errorf("%w: a range replay takes WEBHOOK_ID, --from and --to", ErrUsage)
+	case !bulk && len(pos) != 2:
+		return replayArgs{}, fmt.Errorf("%w: %s", ErrUsage, webhookReplayUsage)
+	}
+	for _, id := range pos {
+		if !uuidRE.MatchString(id) {
+			return replayArgs{}, fmt.Errorf("%w: expected webhook and delivery ids (see ocv webhook get)", ErrUsage)
+		}
+	}
+	if !bulk {
+		return replayArgs{hook: pos[0], delivery: pos[1]}, nil
+	}
+	for _, v := range []string{from, to} {
+		if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
+			return replayArgs{}, fmt.Errorf("%w: --from and --to take RFC 3339 times, e.g. 2026-11-25T00:00:00Z", ErrUsage)
+		}
+	}
+	return replayArgs{hook: pos[0], from: from, to: to}, nil
 }
