@@ -240,6 +240,25 @@ func TestWebhooksSurviveOutage(t *testing.T) {
 		require.Equal(t, "unexpected status 503", d["last_error"])
 		require.Len(t, d["history"], 9)
 	}
+	// The dead letters are listed on their own, paged, newest first.
+	var listed []string
+	for path := "/v1/webhooks/" + hookID + "/deliveries?status=failed&limit=1"; ; {
+		r := s.Do("GET", path, owner.Token, nil)
+		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+		page := r.JSON(t)
+		for _, it := range page["items"].([]any) {
+			d := it.(map[string]any)
+			require.Equal(t, "failed", d["status"])
+			listed = append(listed, d["id"].(string))
+		}
+		next, _ := page["next_cursor"].(string)
+		if next == "" {
+			break
+		}
+		path = "/v1/webhooks/" + hookID + "/deliveries?status=failed&limit=1&cursor=" + next
+	}
+	require.Equal(t, []string{dead[0]["id"].(string), dead[1]["id"].(string)}, listed)
+	requireProblem(t, s.Do("GET", "/v1/webhooks/"+hookID+"/deliveries?status=lost", owner.Token, nil), 400, "invalid_request")
 	single, rest := dead[0], dead[1]
 	one := "/v1/webhooks/" + hookID + "/deliveries/" + single["id"].(string) + "/replay"
 	bulk := "/v1/webhooks/" + hookID + "/deliveries/replay"
@@ -256,6 +275,7 @@ func TestWebhooksSurviveOutage(t *testing.T) {
 		other := s.SignUp("outage-other-admin@example.com") // the owner of another organization
 		requireProblem(t, s.Do("POST", one, other.Token, nil), 404, "not_found")
 		requireProblem(t, s.Do("POST", bulk, other.Token, window), 404, "not_found")
+		requireProblem(t, s.Do("GET", "/v1/webhooks/"+hookID+"/deliveries", other.Token, nil), 404, "not_found")
 		otherHook, _ := createWebhook(t, s, other.Token, rc.url(), "policy.updated")
 		requireProblem(t, s.Do("POST", "/v1/webhooks/"+otherHook+"/deliveries/"+single["id"].(string)+"/replay", other.Token, nil),
 			404, "not_found")

@@ -115,3 +115,48 @@ func (s *Store) ReplayFailedDeliveries(ctx context.Context, orgID, webhookID str
 	})
 	return out, err
 }
+
+// DeliveryCursor is the position after which ListDeliveries continues: the
+// last delivery of the previous page (newest first).
+type DeliveryCursor struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// ListDeliveries lists a webhook's deliveries newest first, only those in
+// status when it is not empty (failed lists the dead letters), after the
+// cursor when it is not nil. A webhook that is not the organization's gives
+// the same NotFound as a missing one.
+func (s *Store) ListDeliveries(ctx context.Context, orgID, webhookID, status string, after *DeliveryCursor, limit int) ([]DeliveryRecord, error) {
+	var found bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks WHERE org_id = $1 AND id = $2)`,
+		orgID, webhookID).Scan(&found); err != nil {
+		return nil, fmt.Errorf("finding webhook: %w", err)
+	}
+	if !found {
+		return nil, fmt.Errorf("finding webhook: %w", NotFound("webhook"))
+	}
+	var at *time.Time
+	var id *string
+	if after != nil {
+		at, id = &after.CreatedAt, &after.ID
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+`
+		FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+		WHERE d.org_id = $1 AND d.webhook_id = $2 AND ($3 = '' OR d.status = $3)
+		  AND ($4::timestamptz IS NULL OR (d.created_at, d.id) < ($4, $5::uuid))
+		ORDER BY d.created_at DESC, d.id DESC LIMIT $6`, orgID, webhookID, status, at, id, limit)
+	if err != nil {
+		return nil, fmt.Errorf("listing deliveries: %w", err)
+	}
+	defer rows.Close()
+	var out []DeliveryRecord
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("listing deliveries: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}

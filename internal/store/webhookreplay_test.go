@@ -43,6 +43,36 @@ func TestReplayDeliveries(t *testing.T) {
 	hook := newHook(org, true)
 	ds := deadLetters(t, s, org, 3)
 
+	t.Run("list: newest first, by status, paged", func(t *testing.T) {
+		all, err := s.ListDeliveries(ctx, org, hook.ID, "", nil, 10)
+		require.NoError(t, err)
+		require.Len(t, all, 3)
+		failed, err := s.ListDeliveries(ctx, org, hook.ID, "failed", nil, 10)
+		require.NoError(t, err)
+		require.Len(t, failed, 3)
+		require.Equal(t, 503, *failed[0].LastStatus)
+		none, err := s.ListDeliveries(ctx, org, hook.ID, "delivered", nil, 10)
+		require.NoError(t, err)
+		require.Empty(t, none)
+		var paged []string
+		var after *store.DeliveryCursor
+		for {
+			page, err := s.ListDeliveries(ctx, org, hook.ID, "", after, 1)
+			require.NoError(t, err)
+			if len(page) == 0 {
+				break
+			}
+			paged = append(paged, page[0].ID)
+			after = &store.DeliveryCursor{CreatedAt: page[0].CreatedAt, ID: page[0].ID}
+		}
+		require.Equal(t, []string{all[0].ID, all[1].ID, all[2].ID}, paged)
+		for i := 1; i < len(all); i++ {
+			require.False(t, all[i].CreatedAt.After(all[i-1].CreatedAt), "newest first")
+		}
+		_, err = s.ListDeliveries(ctx, other, hook.ID, "", nil, 10)
+		require.ErrorIs(t, err, store.ErrNotFound, "another organization's webhook is missing")
+	})
+
 	t.Run("refusals", func(t *testing.T) {
 		tests := map[string]struct {
 			org, hook, delivery string
