@@ -119,6 +119,9 @@ var implementedRoutes = []implementedRoute{
 	{"GET", "/v1/webhooks/{id}", "UserOnly"},
 	{"PATCH", "/v1/webhooks/{id}", "UserOnly"},
 	{"DELETE", "/v1/webhooks/{id}", "UserOnly"},
+	{"GET", "/v1/webhooks/{id}/deliveries", "UserOnly"},
+	{"POST", "/v1/webhooks/{id}/deliveries/{delivery_id}/replay", "UserOnly"},
+	{"POST", "/v1/webhooks/{id}/deliveries/replay", "UserOnly"},
 	{"GET", "/v1/vaults/{id}/env-vars/resolve", "Any"},
 	{"GET", "/.well-known/x402", "Public"},
 	{"GET", "/v1/billing/usage", "UserOnly"},
@@ -227,7 +230,7 @@ func routeKey(r implementedRoute) string { return r.Method + " " + r.Pattern }
 
 func TestRoutesMatchProxyRouteTable(t *testing.T) {
 	parsed := parseRoutesFile(t)
-	require.Len(t, implementedRoutes, 95)
+	require.Len(t, implementedRoutes, 98)
 	require.ElementsMatch(t, implementedRoutes, parsed, "proxy/routes.go changed: update openapi.yaml and implementedRoutes")
 
 	doc := loadDoc(t, YAML())

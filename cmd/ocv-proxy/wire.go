@@ -103,6 +103,7 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	if err != nil {
 		return err
 	}
+	webhooks.CountDeadLetters(metrics.Counter("ocv_webhook_delivery_dead_letter_total"))
 	s.loop(quiet(webhooks.Run))
 	s.loop(quiet(txwatch.New(db, chains, txwatch.Config{Interval: cfg.TxWatchInterval}, log.With("component", "txwatch")).Run))
 
