@@ -63,7 +63,13 @@ func (c *Config) validateEgress() []error {
 // nodes, the x402 facilitator, SMTP and the S3 audit heads bucket.
 func (c *Config) Egress() *egress.Policy {
 	allow, _ := egress.ParseAllowlist(c.EgressAllow) // checked by validateEgress
-	return egress.New(egress.Config{Allow: allow, AllowLoopback: c.EgressTestAllowLoopback && testbuild.Enabled})
+	cfg := egress.Config{Allow: allow, AllowLoopback: c.EgressTestAllowLoopback && testbuild.Enabled}
+	if hosts, err := parseTestHosts(c.WebhooksTestHosts); testbuild.Enabled && err == nil && len(hosts) > 0 {
+		// TEST ONLY: the fixed answers of OCV_WEBHOOKS_TEST_HOSTS play a
+		// rebinding DNS server for every outbound client.
+		cfg.Resolver = hosts
+	}
+	return egress.New(cfg)
 }
 
 // auditHeadsEgress is Egress with the S3 endpoint's own port admitted.
