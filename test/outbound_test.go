@@ -109,6 +109,14 @@ func TestOutboundPolicy(t *testing.T) {
 		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
 		hookID, _ := createWebhook(t, s, owner.Token, u, "policy.created")
 
+		// Chain RPC: a balance read dials the node, and is refused.
+		agentID, key := registerAgent(t, s, owner.Token, map[string]any{"name": "rebind-signer", "intents_api_enabled": true})
+		r = s.Do("POST", "/v1/agents/"+agentID+"/signing-keys", owner.Token, map[string]any{"chain": "ethereum"})
+		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+		b := s.Do("GET", "/v1/agents/"+agentID+"/signing-keys/rebind/balance", agentJWT(t, s, agentID, key), nil)
+		require.GreaterOrEqual(t, b.Status, 500, "the node was not refused: %s", b.Body)
+		require.NotContains(t, string(b.Body), tr.port, "the answer names no part of the rpc_url")
+
 		vault := s.CreateVault(owner.Token, "prod")
 		mem := s.SignUp("outbound-member@example.com")
 		joinAsMember(t, s, mem, owner.OrgID)
