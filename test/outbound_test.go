@@ -115,7 +115,7 @@ func TestOutboundPolicy(t *testing.T) {
 		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
 		b := s.Do("GET", "/v1/agents/"+agentID+"/signing-keys/rebind/balance", agentJWT(t, s, agentID, key), nil)
 		require.GreaterOrEqual(t, b.Status, 500, "the node was not refused: %s", b.Body)
-		require.NotContains(t, string(b.Body), tr.port, "the answer names no part of the rpc_url")
+		require.NotContains(t, string(b.Body), rebind, "the answer names no part of the rpc_url")
 
 		vault := s.CreateVault(owner.Token, "prod")
 		mem := s.SignUp("outbound-member@example.com")
