@@ -154,7 +154,9 @@ func (p *Policy) checkHost(host string, port uint16) error {
 // checkPeer judges an address and port a connection would go to; listedHost
 // says the port was admitted by a host:port entry of the name being dialed.
 func (p *Policy) checkPeer(a netip.Addr, port uint16, listedHost bool) error {
-	if a.Zone() == "" && metadataAddrs[a.Unmap()] {
+	if isMetadata(a) {
+		// Refused before the allowlist: no entry admits a metadata
+		// service, not even one reached through NAT64 or 6to4.
 		return refuse(ErrForbiddenAddress, a.Unmap().String()+" (cloud metadata)")
 	}
 	if a.Zone() == "" && p.cfg.Allow.cidrAllows(a.Unmap(), port) {
@@ -167,6 +169,17 @@ func (p *Policy) checkPeer(a netip.Addr, port uint16, listedHost bool) error {
 		return nil
 	}
 	return refuse(ErrPortNotAllowed, strconv.Itoa(int(port)))
+}
+
+// isMetadata reports whether a is a cloud metadata address, directly,
+// IPv4-mapped or embedded in a NAT64, SIIT or 6to4 address.
+func isMetadata(a netip.Addr) bool {
+	a = a.WithZone("").Unmap()
+	if metadataAddrs[a] {
+		return true
+	}
+	v4, ok := embeddedV4(a)
+	return ok && metadataAddrs[v4]
 }
 
 // Allowlist is the operator's list of extra destinations (OCV_EGRESS_ALLOW).

@@ -24,7 +24,7 @@ func TestCheckURL(t *testing.T) {
 	strict := New(Config{})
 	loop := New(Config{AllowLoopback: true})
 	listed := New(Config{Allow: mustAllow(t, "rpc.example.com:8545", "10.1.0.0/16:8545", "[fd12::/64]:8545", "192.168.5.5:25",
-		"169.254.169.254/32:80")})
+		"169.254.169.254/32:80", "[64:ff9b::/96]:443")})
 	tests := map[string]struct {
 		p       *Policy
 		url     string
@@ -57,6 +57,8 @@ func TestCheckURL(t *testing.T) {
 		"fail cidr other port":   {p: listed, url: "http://10.1.2.3:80/", wantErr: ErrForbiddenAddress},
 		"fail outside cidr":      {p: listed, url: "http://10.2.0.1:8545/", wantErr: ErrForbiddenAddress},
 		"fail listed metadata":   {p: listed, url: "http://169.254.169.254/", wantErr: ErrForbiddenAddress},
+		"fail listed nat64 meta": {p: listed, url: "https://[64:ff9b::a9fe:a9fe]/", wantErr: ErrForbiddenAddress},
+		"ok listed nat64 cidr":   {p: listed, url: "https://[64:ff9b::a00:1]/"},
 		"fail loopback":          {p: strict, url: "http://127.0.0.1/", wantErr: ErrForbiddenAddress},
 		"fail loopback port":     {p: strict, url: "http://127.0.0.1:8545/", wantErr: ErrForbiddenAddress},
 		"fail ::1":               {p: strict, url: "http://[::1]/", wantErr: ErrForbiddenAddress},
