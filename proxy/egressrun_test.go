@@ -62,3 +62,18 @@ func TestEgressSettings(t *testing.T) {
 	smtp.SMTPAddr = "smtp.example.com:587"
 	require.Empty(t, smtp.validateEgress(), "the relay's own port is admitted")
 }
+
+// TestLoadConfigRefusesTestOnlySettings: the startup path itself (file,
+// environment, Validate) names the variable in a production build.
+func TestLoadConfigRefusesTestOnlySettings(t *testing.T) {
+	for _, s := range testOnlySettings {
+		t.Setenv(s.env, "")
+	}
+	t.Setenv("OCV_EGRESS_TEST_ALLOW_LOOPBACK", "true")
+	t.Setenv("OCV_WEBHOOKS_RETRY_MAX", "3")
+	_, err := LoadConfig("")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "OCV_EGRESS_TEST_ALLOW_LOOPBACK")
+	require.Contains(t, err.Error(), "OCV_WEBHOOKS_RETRY_MAX")
+	require.Contains(t, err.Error(), "TEST ONLY")
+}
