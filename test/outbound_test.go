@@ -50,11 +50,12 @@ func newTrap(t *testing.T) *trap {
 func TestOutboundPolicy(t *testing.T) {
 	const rebind = "rebind-out.example.com"
 	tr := newTrap(t)
+	node := newTrap(t) // a loopback node the operator admits by CIDR:port
 	s := stack.Start(t, stack.WithProxyEnv("OCV_EGRESS_TEST_ALLOW_LOOPBACK=false",
 		"OCV_BOOTSTRAP_ADMIN_EMAIL="+rootEmail, "OCV_BOOTSTRAP_ADMIN_PASSWORD="+rootPassword,
 		// The name answers 127.0.0.1 (TEST ONLY resolver) and the operator
 		// allowlist admits the trap's port for it: only the address decides.
-		"OCV_WEBHOOKS_TEST_HOSTS="+rebind+"=127.0.0.1", "OCV_EGRESS_ALLOW="+rebind+":"+tr.port,
+		"OCV_WEBHOOKS_TEST_HOSTS="+rebind+"=127.0.0.1", "OCV_EGRESS_ALLOW="+rebind+":"+tr.port+",127.0.0.1/32:"+node.port,
 		"OCV_WEBHOOKS_RETRY_BASE=50ms", "OCV_WEBHOOKS_RETRY_MAX=3", "OCV_WEBHOOKS_POLL_INTERVAL=200ms"))
 	root := signIn(t, s, rootEmail, rootPassword)["access_token"].(string)
 	owner := s.SignUp("outbound-owner@example.com")
@@ -81,9 +82,12 @@ func TestOutboundPolicy(t *testing.T) {
 			requireProblem(t, s.Do("POST", "/v1/admin/chains", root, map[string]any{"name": "Trap", "chain_id": 90100, "rpc_url": u}),
 				400, "invalid_url")
 		}
+		// The operator's CIDR:port entry admits exactly that node.
+		r := s.Do("POST", "/v1/admin/chains", root, map[string]any{"name": "Own node", "chain_id": 90102, "rpc_url": "http://127.0.0.1:" + node.port + "/"})
+		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
 		// Not every http URL reaches the policy: plain http to a public
 		// host is an invalid_request of its own.
-		r := s.Do("POST", "/v1/admin/chains", root, map[string]any{"name": "Trap", "chain_id": 90101, "rpc_url": "http://169.254.169.254/"})
+		r = s.Do("POST", "/v1/admin/chains", root, map[string]any{"name": "Trap", "chain_id": 90101, "rpc_url": "http://169.254.169.254/"})
 		require.Equal(t, http.StatusBadRequest, r.Status, string(r.Body))
 	})
 	t.Run("x402 facilitator_url", func(t *testing.T) {
@@ -114,7 +118,7 @@ func TestOutboundPolicy(t *testing.T) {
 		r = s.Do("POST", "/v1/agents/"+agentID+"/signing-keys", owner.Token, map[string]any{"chain": "ethereum"})
 		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
 		b := s.Do("GET", "/v1/agents/"+agentID+"/signing-keys/rebind/balance", agentJWT(t, s, agentID, key), nil)
-		require.GreaterOrEqual(t, b.Status, 500, "the node was not refused: %s", b.Body)
+		requireProblem(t, b, http.StatusServiceUnavailable, "chain_unavailable")
 		require.NotContains(t, string(b.Body), rebind, "the answer names no part of the rpc_url")
 
 		vault := s.CreateVault(owner.Token, "prod")
