@@ -9,6 +9,7 @@ import (
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/idempotency"
 	"github.com/opencustody/ocv/proxy/metering"
+	"github.com/opencustody/ocv/proxy/metering/x402"
 	"github.com/opencustody/ocv/proxy/ratelimit"
 )
 
@@ -20,7 +21,10 @@ const nonceRetention = 24 * time.Hour
 // NewMeter builds the meter of cfg over db; KeepMetering runs its
 // background jobs and its Close returns the leased usage.
 func NewMeter(cfg Config, db *store.Store) (*metering.Meter, error) {
-	return metering.New(cfg.meteringConfig(), db)
+	mc := cfg.meteringConfig()
+	// The facilitator is reached through the outbound policy only.
+	fac := x402.NewHTTPFacilitator(mc.Payment, cfg.Egress().Client(x402.DefaultSettleTimeout))
+	return metering.New(mc, db, metering.WithFacilitator(fac))
 }
 
 // KeepMetering runs the meter's background jobs until ctx ends: lease

@@ -23,6 +23,6 @@ func newHandlers(cfg proxy.Config, db *store.Store, enclave proxy.EnclaveAdapter
 	return handlers.New(handlers.Deps{Vaults: db, Accounts: db, Agents: db, Policies: db, Orgs: db, Shares: db,
 		Hooks: db, Admin: db, Keys: db, Txs: db, Pinger: db, Enclave: enclave, Minter: minter,
 		Verifier: verifier, OpenAPI: openapi, Identity: cfg.IdentityConfig(), Mailer: mailer, IPRulesChanged: ipRules.Invalidate,
-		Webhooks: cfg.WebhookOptions(), Metering: meter, Resources: db, Tiers: cfg.Metering.Tiers, Chains: chains,
+		Webhooks: cfg.WebhookOptions(), Egress: cfg.Egress(), Metering: meter, Resources: db, Tiers: cfg.Metering.Tiers, Chains: chains,
 		Intents: intents.New(intents.Config{Keys: db, Txs: db, Chains: db, Enclave: enclave, Dialer: chains})}), nil
 }

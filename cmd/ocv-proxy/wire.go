@@ -93,7 +93,7 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	}
 	s.onClose(func() { returnLeases(ctx, meter, log) })
 	s.loop(func(ctx context.Context) error { return proxy.KeepMetering(ctx, meter, db, log) })
-	chains := chainrpc.NewPool(chainrpc.Config{})
+	chains := chainrpc.NewPool(chainrpc.Config{Egress: cfg.Egress()})
 	s.onClose(chains.Close)
 	h, err := newHandlers(cfg, db, enclave, minter, verifier, mailer, ipRules, meter, chains)
 	if err != nil {

@@ -160,6 +160,11 @@ func Start(t testing.TB, opts ...Option) *Stack {
 		// WithProxyEnv, which comes later and wins.
 		"OCV_TIER_FREE_REQUESTS=unlimited", "OCV_TIER_FREE_VAULTS=unlimited",
 		"OCV_TIER_FREE_SECRETS=unlimited", "OCV_TIER_FREE_AGENTS=unlimited", "OCV_TIER_FREE_WALLETS=unlimited",
+		// The tests' RPC nodes, facilitators and S3 servers run on
+		// loopback, which the outbound policy refuses; this TEST ONLY
+		// setting admits them (webhooks keep their own switch). Tests of
+		// the policy turn it off with WithProxyEnv.
+		"OCV_EGRESS_TEST_ALLOW_LOOPBACK=true",
 	}
 	s.proxyArgs = append(env, o.proxyEnv...)
 	s.proxy = s.run("proxy", Bin(t, "ocv-proxy"), s.proxyArgs)
