@@ -5,11 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/proxy/httperr"
 )
 
 // HealthCheckTimeout bounds each dependency check of /v1/health; the
@@ -38,6 +40,7 @@ func (h *Handlers) Health(w http.ResponseWriter, r *http.Request) error {
 	}
 	if len(down) > 0 {
 		out.Status, out.Reason = "unavailable", strings.Join(down, "; ")
+		w.Header().Set("Retry-After", strconv.Itoa(httperr.RetryAfterSeconds))
 		return writeJSON(w, http.StatusServiceUnavailable, out)
 	}
 	return writeJSON(w, http.StatusOK, out)
