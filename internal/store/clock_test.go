@@ -87,8 +87,8 @@ func TestClockAgreesWithPostgres(t *testing.T) {
 		expiresAt time.Time
 		expired   bool
 	}{
-		"expired a minute ago":  {dbNow.Add(-time.Minute), true},
-		"expires in an hour": {dbNow.Add(time.Hour), false},
+		"expired a minute ago": {dbNow.Add(-time.Minute), true},
+		"expires in an hour":   {dbNow.Add(time.Hour), false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var sqlExpired bool

@@ -34,7 +34,11 @@ func (c *responseDeadlineConn) Write(b []byte) (int, error) {
 			return 0, err
 		}
 	}
-	return c.Conn.Write(b)
+	n, err := c.Conn.Write(b)
+	if err != nil {
+		err = &lostConnError{err: err}
+	}
+	return n, err
 }
 
 func (c *responseDeadlineConn) Read(b []byte) (int, error) {
@@ -43,11 +47,23 @@ func (c *responseDeadlineConn) Read(b []byte) (int, error) {
 		err = c.Conn.SetReadDeadline(time.Now().Add(c.timeout))
 	}
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	switch {
+	case err == nil:
+	case errors.As(err, &ne) && ne.Timeout():
 		err = &noAnswerError{err: err}
+	default:
+		err = &lostConnError{err: err}
 	}
 	return n, err
 }
+
+// lostConnError is a read or write on a connection to PostgreSQL that
+// broke (the server stopped, crashed or reset it): like noAnswerError it
+// marks the error as the database's (Unavailable).
+type lostConnError struct{ err error }
+
+func (e *lostConnError) Error() string { return "connection to PostgreSQL lost: " + e.err.Error() }
+func (e *lostConnError) Unwrap() error { return e.err }
 
 // noAnswerError is a read that timed out waiting for PostgreSQL: it marks
 // the error as the database's (Unavailable) rather than any network
@@ -91,19 +107,20 @@ func setBounded(pc *pgconn.PgConn, on bool) {
 	}
 }
 
-// Unavailable reports whether err says PostgreSQL could not be reached or
-// did not answer in time (rather than refusing the statement): the caller
+// Unavailable reports whether err says PostgreSQL could not be reached, did
+// not answer in time or dropped the connection (rather than refusing the statement): the caller
 // answers 503 and the client may retry. Only errors that name the database
 // count: a network error of another peer (the enclave, a chain) is not
 // the database's.
 func Unavailable(err error) bool {
 	var ce *pgconn.ConnectError
 	var na *noAnswerError
+	var lost *lostConnError
 	var pe *pgconn.PgError
 	switch {
 	case err == nil:
 		return false
-	case errors.As(err, &ce), errors.As(err, &na):
+	case errors.As(err, &ce), errors.As(err, &na), errors.As(err, &lost):
 		return true
 	case errors.As(err, &pe):
 		// Class 08 (connection exception) and 57P01-57P03 (shutdown,

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -71,9 +73,25 @@ func TestUnavailable(t *testing.T) {
 		{&pgconn.PgError{Code: "08006"}, true},
 		{context.DeadlineExceeded, false},
 		{&noAnswerError{err: context.DeadlineExceeded}, true},
+		{io.ErrUnexpectedEOF, false}, // another peer's broken connection
+		{fmt.Errorf("receiving: %w", &lostConnError{err: io.EOF}), true},
 	} {
 		if got := Unavailable(tt.err); got != tt.want {
 			t.Errorf("Unavailable(%v) = %v, want %v", tt.err, got, tt.want)
 		}
+	}
+}
+
+// A server that closes the connection (a stopped PostgreSQL) breaks the
+// read as the database's: Unavailable.
+func TestResponseDeadlineConnLost(t *testing.T) {
+	client, server := net.Pipe()
+	c := &responseDeadlineConn{Conn: client, timeout: time.Minute}
+	_ = server.Close()
+	if _, err := c.Read(make([]byte, 1)); !Unavailable(err) {
+		t.Fatalf("read on a closed connection = %v, want Unavailable", err)
+	}
+	if _, err := c.Write([]byte("x")); !Unavailable(err) {
+		t.Fatalf("write on a closed connection = %v, want Unavailable", err)
 	}
 }
