@@ -31,7 +31,7 @@ type responseDeadlineConn struct {
 func (c *responseDeadlineConn) Write(b []byte) (int, error) {
 	if !c.off.Load() {
 		if err := c.Conn.SetReadDeadline(time.Now().Add(c.timeout)); err != nil {
-			return 0, err
+			return 0, &lostConnError{err: err}
 		}
 	}
 	n, err := c.Conn.Write(b)
