@@ -28,6 +28,10 @@ import (
 // response deadline, never a lower one.
 const answerBound = 45 * time.Second
 
+// healthBound is the upper bound of /v1/health's answer: its checks give up
+// after 2 s each, concurrently; the rest is margin for a loaded host.
+const healthBound = 15 * time.Second
+
 // TestFrozenDatabase freezes (SIGSTOP) and then stops the stack's own
 // PostgreSQL cluster: health, a read and a write answer 503 with
 // Retry-After within a bound instead of hanging or answering 500, and the
@@ -61,7 +65,11 @@ func TestFrozenDatabase(t *testing.T) {
 		wg.Wait()
 		health, get, put := results[0], results[1], results[2]
 
+		for name, a := range map[string]dbAnswer{"health": health, "GET": get, "PUT": put} {
+			t.Logf("%s answered %d in %s", name, a.status, a.took.Round(time.Millisecond))
+		}
 		require.NoError(t, health.err, "health must answer within %s", answerBound)
+		require.Less(t, health.took, healthBound, "health answers within its own deadline")
 		require.Equal(t, http.StatusServiceUnavailable, health.status, health.body)
 		var h struct {
 			Status string `json:"status"`
@@ -73,6 +81,7 @@ func TestFrozenDatabase(t *testing.T) {
 		require.Equal(t, "unavailable", h.Status, health.body)
 		require.Equal(t, "unavailable", h.Checks["database"].Status, health.body)
 		require.Equal(t, "ok", h.Checks["enclave"].Status, "only the database is down: %s", health.body)
+		require.NotEmpty(t, health.retryAfter, "a 503 health answer carries Retry-After")
 
 		for name, a := range map[string]dbAnswer{"GET of the secret": get, "PUT of the secret": put} {
 			require.NoError(t, a.err, "%s must answer within %s", name, answerBound)
@@ -130,6 +139,7 @@ type dbAnswer struct {
 	status     int
 	body       string
 	retryAfter string
+	took       time.Duration
 	err        error
 }
 
@@ -156,13 +166,14 @@ func sendBounded(s *stack.Stack, c *http.Client, method, path, token, body strin
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	start := time.Now()
 	resp, err := c.Do(req)
 	if err != nil {
-		return dbAnswer{err: err}
+		return dbAnswer{err: err, took: time.Since(start)}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return dbAnswer{status: resp.StatusCode, body: string(b), retryAfter: resp.Header.Get("Retry-After"), err: err}
+	return dbAnswer{status: resp.StatusCode, body: string(b), retryAfter: resp.Header.Get("Retry-After"), err: err, took: time.Since(start)}
 }
 
 // privateCluster is a PostgreSQL cluster of this test alone, run by the
