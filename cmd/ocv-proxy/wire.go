@@ -97,7 +97,7 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	}
 	ipRules := proxy.NewIPRuleCache(db, proxy.IPRuleCacheTTL)
 	s.loop(func(ctx context.Context) error { return proxy.KeepIPRules(ctx, db, ipRules, log) })
-	meter, err := proxy.NewMeter(cfg, db)
+	meter, err := proxy.NewMeter(cfg, db, metering.WithClock(clock.Now))
 	if err != nil {
 		return err
 	}
@@ -105,11 +105,10 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	s.loop(func(ctx context.Context) error { return proxy.KeepMetering(ctx, meter, db, log) })
 	chains := chainrpc.NewPool(chainrpc.Config{Egress: cfg.Egress()})
 	s.onClose(chains.Close)
-	h, err := newHandlers(cfg, db, enclave, minter, verifier, mailer, ipRules, meter, chains)
+	h, err := newHandlers(cfg, db, clock, enclave, minter, verifier, mailer, ipRules, meter, chains)
 	if err != nil {
 		return err
 	}
-	h.Clock = clock.Now
 	webhooks, err := proxy.NewWebhookWorker(cfg, db, log.With("component", "webhooks"))
 	if err != nil {
 		return err
