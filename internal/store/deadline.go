@@ -26,10 +26,41 @@ type responseDeadlineConn struct {
 	net.Conn
 	timeout time.Duration
 	off     atomic.Bool
+	outage  *outage
+	// cancelled is set while pgx holds a deadline of its own on the
+	// connection (the caller's context ended): a timeout then is the
+	// caller's, not the database's silence.
+	cancelled atomic.Bool
+}
+
+// OutageHold is how long, after a connection found PostgreSQL silent, the
+// other connections of its pool fail at once instead of each
+// waiting DefaultResponseTimeout again: a request meets at most one full
+// wait, not one per idle connection that pgxpool pings before use.
+const OutageHold = 5 * time.Second
+
+// errOutage is a call refused while the hold after an outage lasts.
+var errOutage = errors.New("PostgreSQL left a connection unanswered within the last few seconds")
+
+// outage is the time until which a pool's connections fail fast.
+type outage struct{ until atomic.Int64 }
+
+func (o *outage) trip() { o.until.Store(time.Now().Add(OutageHold).UnixNano()) }
+
+func (o *outage) holding() bool { return o != nil && time.Now().UnixNano() < o.until.Load() }
+
+// SetDeadline is pgx's: it sets one when the caller's context ends and
+// clears it afterwards.
+func (c *responseDeadlineConn) SetDeadline(t time.Time) error {
+	c.cancelled.Store(!t.IsZero())
+	return c.Conn.SetDeadline(t)
 }
 
 func (c *responseDeadlineConn) Write(b []byte) (int, error) {
 	if !c.off.Load() {
+		if c.outage.holding() {
+			return 0, &lostConnError{err: errOutage}
+		}
 		if err := c.Conn.SetReadDeadline(time.Now().Add(c.timeout)); err != nil {
 			return 0, &lostConnError{err: err}
 		}
@@ -41,6 +72,17 @@ func (c *responseDeadlineConn) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// silent starts the pool's outage hold for err, a wait that timed out,
+// unless the caller's context caused it or the connection waits unbounded
+// (a listener). A broken connection does not start it: a stopped server
+// refuses at once anyway, and pgx's cancel requests end in EOF.
+func (c *responseDeadlineConn) silent(err error) error {
+	if c.outage != nil && !c.cancelled.Load() && !c.off.Load() {
+		c.outage.trip()
+	}
+	return err
+}
+
 func (c *responseDeadlineConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if n > 0 && err == nil && !c.off.Load() {
@@ -50,7 +92,7 @@ func (c *responseDeadlineConn) Read(b []byte) (int, error) {
 	switch {
 	case err == nil:
 	case errors.As(err, &ne) && ne.Timeout():
-		err = &noAnswerError{err: err}
+		err = c.silent(&noAnswerError{err: err})
 	default:
 		err = &lostConnError{err: err}
 	}
@@ -85,18 +127,24 @@ func (c *responseDeadlineConn) setBounded(on bool) {
 }
 
 // withResponseDeadline makes cfg dial connections that bound every wait
-// for an answer by timeout, and bounds connecting by it too.
+// for an answer by timeout, and bounds connecting by it too. Once one of
+// them times out, the others fail at once for OutageHold (the
+// database is known to be away; Unavailable, 503 with Retry-After).
 func withResponseDeadline(cfg *pgconn.Config, timeout time.Duration) {
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > timeout {
 		cfg.ConnectTimeout = timeout
 	}
 	dial := cfg.DialFunc
+	o := &outage{}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if o.holding() {
+			return nil, errOutage
+		}
 		conn, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		return &responseDeadlineConn{Conn: conn, timeout: timeout}, nil
+		return &responseDeadlineConn{Conn: conn, timeout: timeout, outage: o}, nil
 	}
 }
 

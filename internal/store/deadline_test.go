@@ -95,3 +95,44 @@ func TestResponseDeadlineConnLost(t *testing.T) {
 		t.Fatalf("write on a closed connection = %v, want Unavailable", err)
 	}
 }
+
+// After one connection waited its full deadline on a silent server, the
+// other connections of the pool fail at once (no chain of full waits, one
+// per idle connection pinged); a timeout the caller's context caused (pgx
+// sets its own deadline) starts no hold.
+func TestOutageHold(t *testing.T) {
+	pipe := func(o *outage) *responseDeadlineConn {
+		client, server := net.Pipe()
+		t.Cleanup(func() { _ = client.Close(); _ = server.Close() })
+		go func() { _, _ = io.Copy(io.Discard, server) }() // a server that reads and never answers
+		return &responseDeadlineConn{Conn: client, timeout: 50 * time.Millisecond, outage: o}
+	}
+	for name, tt := range map[string]struct {
+		callerCancelled bool
+		wantHold        bool
+	}{
+		"the server is silent":               {false, true},
+		"the caller's context was cancelled": {true, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := &outage{}
+			first := pipe(o)
+			if _, err := first.Write([]byte("query")); err != nil {
+				t.Fatal(err)
+			}
+			if tt.callerCancelled {
+				_ = first.SetDeadline(time.Now())
+			}
+			if _, err := first.Read(make([]byte, 1)); !Unavailable(err) {
+				t.Fatalf("read = %v, want a timeout", err)
+			}
+			_, err := pipe(o).Write([]byte("query"))
+			if held := errors.Is(err, errOutage); held != tt.wantHold {
+				t.Fatalf("second connection's write = %v, want hold %v", err, tt.wantHold)
+			}
+			if tt.wantHold && !Unavailable(err) {
+				t.Fatalf("a held call is Unavailable: %v", err)
+			}
+		})
+	}
+}
