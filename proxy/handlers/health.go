@@ -50,6 +50,11 @@ func (h *Handlers) Health(w http.ResponseWriter, r *http.Request) error {
 // (a check stuck on a frozen dependency never holds the answer).
 func awaitCheck(ctx context.Context, ch <-chan api.HealthCheck) api.HealthCheck {
 	select {
+	case c := <-ch: // a result already there wins over the deadline
+		return c
+	default:
+	}
+	select {
 	case c := <-ch:
 		return c
 	case <-ctx.Done():
