@@ -26,7 +26,7 @@ import (
 // answerBound is how long any answer may take while PostgreSQL is frozen or
 // stopped: an upper bound with a generous margin over the store's 10 s
 // response deadline, never a lower one.
-const answerBound = 45 * time.Second
+const answerBound = 30 * time.Second
 
 // healthBound is the upper bound of /v1/health's answer: its checks give up
 // after 2 s each, concurrently; the rest is margin for a loaded host.
