@@ -49,8 +49,9 @@ func (s *Server) audit(next http.Handler) http.Handler {
 
 		next.ServeHTTP(bw, r.WithContext(auditlog.WithEntry(r.Context(), entry)))
 
-		// A health answer that reports the database down serves nothing and
-		// cannot be audited: it leaves at once, within its own deadline.
+		// A 503 health answer (a dependency down) serves nothing: it leaves
+		// at once, unaudited, so that it never waits on the database it may
+		// be reporting down and stays within its own deadline.
 		healthDown := action == "health.read" && bw.status == http.StatusServiceUnavailable
 		if !entry.IsPersisted() && !healthDown {
 			if err := s.audits.Append(r.Context(), entry.Prepare(bw.status)); err != nil {
