@@ -258,7 +258,7 @@ func TestOperationsDocumentAccessLevel(t *testing.T) {
 		t.Run(routeKey(r), func(t *testing.T) {
 			op := doc.Paths.Find(openAPIPath(r.Pattern)).GetOperation(r.Method)
 			require.NotNil(t, op)
-			require.NotNil(t, op.Responses.Value("500"), "every route can answer 500 audit_unavailable")
+			require.NotNil(t, op.Responses.Value("500"), "every route can answer 500 internal_error")
 			if r.Access == "Public" {
 				require.NotNil(t, op.Security)
 				require.Empty(t, *op.Security, "public routes override the global bearer requirement")
@@ -298,6 +298,26 @@ func TestOperationsDocumentAccessLevel(t *testing.T) {
 			default:
 				t.Fatalf("unknown access level %q", r.Access)
 			}
+		})
+	}
+}
+
+// TestEveryRouteDocumentsStorageUnavailable: any route can meet a database
+// that is down or frozen (its audit event alone needs it), so each one's
+// 503 answer lists storage_unavailable and audit_unavailable with
+// Retry-After.
+func TestEveryRouteDocumentsStorageUnavailable(t *testing.T) {
+	doc := loadDoc(t, YAML())
+	for _, r := range implementedRoutes {
+		t.Run(routeKey(r), func(t *testing.T) {
+			op := doc.Paths.Find(openAPIPath(r.Pattern)).GetOperation(r.Method)
+			require.NotNil(t, op)
+			unavailable := op.Responses.Value("503")
+			require.NotNil(t, unavailable, "every route can answer 503 storage_unavailable")
+			require.NotNil(t, unavailable.Value.Headers["Retry-After"], "503 storage_unavailable carries Retry-After")
+			types := problemTypeEnum(t, unavailable.Value)
+			require.Contains(t, types, "storage_unavailable")
+			require.Contains(t, types, "audit_unavailable")
 		})
 	}
 }

@@ -20,11 +20,11 @@ const nonceRetention = 24 * time.Hour
 
 // NewMeter builds the meter of cfg over db; KeepMetering runs its
 // background jobs and its Close returns the leased usage.
-func NewMeter(cfg Config, db *store.Store) (*metering.Meter, error) {
+func NewMeter(cfg Config, db *store.Store, opts ...metering.Option) (*metering.Meter, error) {
 	mc := cfg.meteringConfig()
 	// The facilitator is reached through the outbound policy only.
 	fac := x402.NewHTTPFacilitator(mc.Payment, cfg.Egress().Client(x402.DefaultSettleTimeout))
-	return metering.New(mc, db, metering.WithFacilitator(fac))
+	return metering.New(mc, db, append([]metering.Option{metering.WithFacilitator(fac)}, opts...)...)
 }
 
 // KeepMetering runs the meter's background jobs until ctx ends: lease

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
@@ -91,7 +90,7 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *api.EnvVarsRes
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := h.now()
 	for _, s := range secs {
 		if l.prefix == EnvPrefix && strings.HasPrefix(s.Path, EnvBranchPrefix) {
 			continue // branch overrides are their own layer

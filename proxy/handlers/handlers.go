@@ -82,6 +82,9 @@ type Deps struct {
 	Keys     SigningKeyStore
 	Txs      TxStore
 	Pinger   Pinger
+	// Clock is the one time source of every expiry decision (the
+	// database's clock, store.Clock.Now); nil (unit tests) is time.Now.
+	Clock func() time.Time
 
 	Enclave  Enclave
 	Minter   *auth.Minter

@@ -48,7 +48,7 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	if err := validateSecretWrite(in, time.Now()); err != nil {
+	if err := validateSecretWrite(in, h.now()); err != nil {
 		return err
 	}
 	meta, err := secretMetadata(in.Metadata)
@@ -112,7 +112,7 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if sec.ExpiresAt != nil && !time.Now().Before(*sec.ExpiresAt) {
+	if sec.ExpiresAt != nil && !h.now().Before(*sec.ExpiresAt) {
 		return problem.New(http.StatusGone, problem.TypeGone, "the secret expired at "+sec.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	if intentsKeyBlocked(p, sec.Type) {

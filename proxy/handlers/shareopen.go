@@ -43,7 +43,7 @@ func shareGone(detail string) error { return problem.New(http.StatusGone, proble
 func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	entry := auditlog.FromContext(ctx)
-	now := time.Now()
+	now := h.now()
 	addr := shareAddressKey(entry.Event.ClientIP)
 	if err := h.shareAddressBudget(ctx, w, addr, now); err != nil {
 		return err
