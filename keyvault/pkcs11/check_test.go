@@ -122,3 +122,22 @@ func BenchmarkCheckKeyFind10(b *testing.B)      { benchmarkCheck(b, 10, checkFin
 func BenchmarkCheckKeyFind200(b *testing.B)     { benchmarkCheck(b, 200, checkFind) }
 func BenchmarkCheckKeyVersions10(b *testing.B)  { benchmarkCheck(b, 10, checkVersions) }
 func BenchmarkCheckKeyVersions200(b *testing.B) { benchmarkCheck(b, 200, checkVersions) }
+
+// BenchmarkCheckKeyVsUnwrap is an unwrap run one at a time like the checks
+// above: the cost of an Open that misses the DEK cache.
+func BenchmarkCheckKeyVsUnwrap(b *testing.B) {
+	s := newStore(b)
+	_, err := s.CreateKey(b.Context(), keyvault.CreateKeyRequest{Ref: checkKEK, Algorithm: keyvault.AES256})
+	require.NoError(b, err)
+	dek := make([]byte, 32)
+	_, _ = rand.Read(dek)
+	wrapped, err := s.WrapKey(b.Context(), checkKEK, dek)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.UnwrapKey(b.Context(), checkKEK, wrapped); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
