@@ -136,6 +136,11 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *api.EnvVarsRes
 			out.Denied = append(out.Denied, entry)
 			continue
 		}
+		if errors.Is(err, wire.ErrKEKDestroyed) {
+			entry.Reason = problem.TypeKEKDestroyed
+			out.Skipped = append(out.Skipped, entry)
+			continue
+		}
 		if err != nil {
 			return err
 		}
