@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
@@ -143,6 +144,13 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *api.EnvVarsRes
 		}
 		if err != nil {
 			return err
+		}
+		if !utf8.Valid(plain) {
+			// An environment variable is text; a binary value is never
+			// altered into one.
+			entry.Reason = "binary value (read it with its encoding from the secrets API)"
+			out.Skipped = append(out.Skipped, entry)
+			continue
 		}
 		out.Variables[name] = string(plain)
 		out.Sources[name] = l.source
