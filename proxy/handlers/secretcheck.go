@@ -42,7 +42,7 @@ func validateSecretWrite(in api.SecretWrite, now time.Time) error {
 	case !SecretTypes[*in.Type]:
 		return problem.BadRequest(problem.TypeInvalidRequest,
 			"type must be one of api_key, password, private_key, ssh_key, payment_card, gift_card, certificate, token, generic")
-	case len(*in.Value) > MaxValueBytes*4/3+4:
+	case len(*in.Value) > maxEncodedValue:
 		return problem.BadRequest(problem.TypeInvalidRequest, "value must be at most 524288 bytes")
 	case len(in.Metadata) > maxMetadataKeys:
 		return problem.BadRequest(problem.TypeInvalidRequest, "metadata may hold at most 64 keys")

@@ -18,6 +18,11 @@ const (
 	EncodingBase64 = "base64"
 )
 
+// maxEncodedValue is the longest value field a write may carry: the
+// base64 form of MaxValueBytes bytes. The decoded bytes are held to
+// MaxValueBytes either way.
+const maxEncodedValue = 4 * ((MaxValueBytes + 2) / 3)
+
 // secretValueBytes returns the bytes a write's value stands for: the text
 // itself (encoding absent or "utf8"), or the decoded standard, padded
 // base64 (encoding "base64"). Anything else, and base64 that does not
