@@ -35,10 +35,10 @@ func TestBinarySecretValues(t *testing.T) {
 
 	t.Run("fail not base64", func(t *testing.T) {
 		for name, body := range map[string]map[string]any{
-			"garbage":        {"type": "generic", "value": "not base64!", "encoding": "base64"},
-			"unpadded":       {"type": "generic", "value": "AAE", "encoding": "base64"},
-			"linebreak":      {"type": "generic", "value": b64[:8] + "\n" + b64[8:], "encoding": "base64"},
-			"otherencoding":  {"type": "generic", "value": "00ff", "encoding": "hex"},
+			"garbage":       {"type": "generic", "value": "not base64!", "encoding": "base64"},
+			"unpadded":      {"type": "generic", "value": "AAE", "encoding": "base64"},
+			"linebreak":     {"type": "generic", "value": b64[:8] + "\n" + b64[8:], "encoding": "base64"},
+			"otherencoding": {"type": "generic", "value": "00ff", "encoding": "hex"},
 		} {
 			t.Run(name, func(t *testing.T) {
 				r := s.Do("PUT", url("bad/"+name), owner.Token, body)
