@@ -856,7 +856,8 @@ func TestSchemasAcceptAndRefuse(t *testing.T) {
 		"fail vault name too long":  {"VaultCreate", `{"name":"` + long + `"}`, false},
 		"ok last page":              {"VaultList", `{"items":[],"next_cursor":null}`, true},
 		"fail list without cursor":  {"VaultList", `{"items":[]}`, false},
-		"ok secret read":            {"Secret", secret + `,"value":"s3cret"}`, true},
+		"ok secret read":            {"Secret", secret + `,"value":"s3cret","encoding":"utf8"}`, true},
+		"fail read no encoding":     {"Secret", secret + `,"value":"s3cret"}`, false},
 		"fail secret read no value": {"Secret", secret + `}`, false},
 		"ok secret info":            {"SecretInfo", secret + `}`, true},
 		"ok unchained audit event": {"AuditEvent", `{"id":1,"occurred_at":"2025-01-02T03:04:05.123456Z","request_id":"00112233445566aa",` +

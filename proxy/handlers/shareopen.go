@@ -143,8 +143,9 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	v, enc := encodeSecretValue(plain, false)
 	return writeJSON(w, http.StatusOK, api.ShareOpened{ShareID: sh.ID, SecretID: sh.SecretID, Path: sh.Path,
-		Type: sec.Type, Version: sec.Version, Value: string(plain), Remaining: left, ExpiresAt: rfc3339(sh.ExpiresAt)})
+		Type: sec.Type, Version: sec.Version, Value: v, Encoding: enc, Remaining: left, ExpiresAt: rfc3339(sh.ExpiresAt)})
 }
 
 // checkShareCredentials checks the passphrase (always derived when the share

@@ -36,6 +36,9 @@ func Problem(err error) *problem.Problem {
 	case errors.Is(err, wire.ErrIntegrity):
 		return problem.New(http.StatusInternalServerError, problem.TypeIntegrity,
 			"the stored value failed its integrity check and was not decrypted")
+	case errors.Is(err, wire.ErrKEKDestroyed):
+		return problem.New(http.StatusGone, problem.TypeKEKDestroyed,
+			"the key-encryption key that sealed the value is gone from the HSM; the value can never be read again")
 	case errors.Is(err, wire.ErrPrivateKeyBlocked):
 		return problem.PrivateKeyBlocked()
 	case errors.Is(err, wire.ErrForbidden):
