@@ -40,7 +40,7 @@ func TestFrameScanner(t *testing.T) {
 		"headers and resets in pairs": {stream: cat(preface, frame(0x1, 20), frame(0x3, 4), frame(0x1, 3), frame(0x3, 4)), wantResets: 2},
 		"byte by byte":                {stream: cat(preface, frame(0x1, 20), frame(0x3, 4), frame(0x3, 4)), chunk: 1, wantResets: 2},
 		// A reset's type byte inside another frame's payload is not a frame.
-		"reset type in a payload": {stream: cat(preface, []byte{0, 0, 12, 0x0, 0, 0, 0, 0, 1}, frame(0x3, 3)), wantResets: 0},
+		"reset type in a payload":               {stream: cat(preface, []byte{0, 0, 12, 0x0, 0, 0, 0, 0, 1}, frame(0x3, 3)), wantResets: 0},
 		"a reset in the preface is not counted": {stream: cat(frame(0x3, 4), frame(0x3, 4)), wantResets: 0},
 		"header split across reads":             {stream: cat(preface, frame(0x3, 4), frame(0x3, 4)), chunk: 7, wantResets: 2},
 		"truncated header is not counted yet":   {stream: cat(preface, frame(0x3, 4)[:8]), wantResets: 0},

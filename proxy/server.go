@@ -77,6 +77,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The authentication middleware fills this in for the access log line.
 	var principalID string
 	ctx := context.WithValue(context.WithValue(r.Context(), routeKey{}, route), principalSlotKey{}, &principalID)
+	// Each client's log lines are bounded (obs.ClientLimiter).
+	ctx = obs.WithClient(ctx, s.clientIP(r))
 	if route == nil && allowed != nil {
 		ctx = context.WithValue(ctx, allowedKey{}, allowed)
 	}
@@ -108,7 +110,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	if err := route.Handler(w, r); err != nil {
 		p := httperr.Problem(err)
 		if p.Status >= 500 {
-			s.log.Error("request failed", "request_id", auditlog.FromContext(r.Context()).Event.RequestID, "route", route.Pattern, "err", err)
+			ctx := r.Context()
+			s.log.LogAttrs(ctx, httperr.LogLevel(ctx), "request failed", slog.String("request_id", auditlog.FromContext(ctx).Event.RequestID),
+				slog.String("route", route.Pattern), slog.Bool("client_gone", httperr.ClientGone(ctx)), slog.Any("err", err))
 		}
 		problem.Write(w, p)
 	}

@@ -34,8 +34,8 @@ func TestClientLimiter(t *testing.T) {
 		// The flood of the issue: one client's lines beyond the limit are
 		// dropped and summed up once its window is over.
 		"a flooding client is cut and summed": {
-			limit: ClientLimit{PerSecond: 5},
-			lines: []logLine{{client: "10.0.0.1", n: 1000}, {client: "10.0.0.1", at: 1500 * time.Millisecond}},
+			limit:       ClientLimit{PerSecond: 5},
+			lines:       []logLine{{client: "10.0.0.1", n: 1000}, {client: "10.0.0.1", at: 1500 * time.Millisecond}},
 			wantWritten: map[string]int{"10.0.0.1": 6}, wantDropped: map[string]int{"10.0.0.1": 995},
 		},
 		"another client is not affected": {
