@@ -19,8 +19,8 @@ func TestLogLevel(t *testing.T) {
 		wantGone bool
 		want     slog.Level
 	}{
-		"live request":                  {ctx: context.Background(), want: slog.LevelError},
-		"client went away":              {ctx: cancelled, wantGone: true, want: slog.LevelInfo},
+		"live request":                   {ctx: context.Background(), want: slog.LevelError},
+		"client went away":               {ctx: cancelled, wantGone: true, want: slog.LevelInfo},
 		"a deadline is the server's own": {ctx: expired, want: slog.LevelError},
 	}
 	for name, tc := range tests {
