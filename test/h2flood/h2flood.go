@@ -193,7 +193,8 @@ func (w *writer) ackSettings() {
 }
 
 // readUntilEnd reads the server's frames (acking its SETTINGS) until the
-// connection ends, and reports a GOAWAY seen on the way.
+// connection ends or a GOAWAY arrives (it then closes the connection), and
+// reports the GOAWAY.
 func (w *writer) readUntilEnd(conn net.Conn) (goAway bool, code http2.ErrCode) {
 	fr := http2.NewFramer(nil, conn)
 	for {
@@ -207,7 +208,10 @@ func (w *writer) readUntilEnd(conn net.Conn) (goAway bool, code http2.ErrCode) {
 				w.ackSettings()
 			}
 		case *http2.GoAwayFrame:
-			goAway, code = true, f.ErrCode
+			// An attacker does not wait for the server's close: it hangs
+			// up and dials again.
+			_ = conn.Close()
+			return true, f.ErrCode
 		}
 	}
 }
