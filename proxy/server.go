@@ -77,7 +77,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The authentication middleware fills this in for the access log line.
 	var principalID string
 	ctx := context.WithValue(context.WithValue(r.Context(), routeKey{}, route), principalSlotKey{}, &principalID)
-	// Each client's log lines are bounded (obs.ClientLimiter).
+	// Each client's log lines are bounded (obs.ClientLimiter), except this
+	// request's access log line: one per request, bounded by the rate limit.
+	accessCtx := ctx
 	ctx = obs.WithClient(ctx, s.clientIP(r))
 	if route == nil && allowed != nil {
 		ctx = context.WithValue(ctx, allowedKey{}, allowed)
@@ -91,7 +93,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	latency := time.Since(start)
 	s.metrics.ObserveRequest(name, sw.status, latency)
 	if s.cfg.AccessLog {
-		s.log.LogAttrs(ctx, slog.LevelInfo, "request",
+		s.log.LogAttrs(accessCtx, slog.LevelInfo, "request",
 			slog.String("request_id", reqID), slog.String("route", name), slog.Int("status", sw.status),
 			slog.Duration("latency", latency), slog.String("principal", principalID))
 	}
