@@ -66,7 +66,7 @@ func configureHTTP2(hs *http.Server, log *slog.Logger) error {
 		if bc, ok := h.(interface{ BaseContext() context.Context }); ok {
 			ctx = bc.BaseContext()
 		}
-		h2s.ServeConn(newH2Guard(c, time.Now), &http2.ServeConnOpts{Context: ctx, Handler: h, BaseConfig: hs})
+		h2s.ServeConn(newH2Guard(c, time.Now, log), &http2.ServeConnOpts{Context: ctx, Handler: h, BaseConfig: hs})
 	}
 	return nil
 }
@@ -86,10 +86,11 @@ type h2Guard struct {
 	frames  frameScanner
 	budget  tokenBucket
 	tripped bool
+	log     *slog.Logger
 }
 
-func newH2Guard(c *tls.Conn, now func() time.Time) *h2Guard {
-	return &h2Guard{Conn: c, now: now, frames: newFrameScanner(),
+func newH2Guard(c *tls.Conn, now func() time.Time, log *slog.Logger) *h2Guard {
+	return &h2Guard{Conn: c, now: now, log: log, frames: newFrameScanner(),
 		budget: newTokenBucket(H2ResetBurst, H2ResetsPerSecond, now())}
 }
 
@@ -101,6 +102,13 @@ func (g *h2Guard) Read(p []byte) (int, error) {
 	n, err := g.Conn.Read(p)
 	if resets := g.frames.scan(p[:n]); resets > 0 && !g.budget.take(resets, g.now()) {
 		g.tripped = true
+		// One line per connection ended, like net/http's own: a new
+		// connection costs the client a TLS handshake and the budget, and
+		// this line must not drown in the peer's cancelled requests (whose
+		// lines obs.ClientLimiter bounds).
+		g.log.LogAttrs(context.Background(), slog.LevelWarn, "http2 connection ended: too many stream resets",
+			slog.String("remote_addr", g.RemoteAddr().String()), slog.Int("reset_burst", H2ResetBurst),
+			slog.Int("resets_per_second", H2ResetsPerSecond))
 		return 0, http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
 	}
 	return n, err
