@@ -58,6 +58,9 @@ func configureHTTP2(hs *http.Server, log *slog.Logger) error {
 	if err := http2.ConfigureServer(hs, h2s); err != nil {
 		return fmt.Errorf("configuring HTTP/2: %w", err)
 	}
+	// Only TLS connections are served, and every HTTP/2 one through the
+	// guard: no unguarded path for prior-knowledge cleartext HTTP/2.
+	delete(hs.TLSNextProto, "unencrypted_http2")
 	hs.TLSNextProto[http2.NextProtoTLS] = func(hs *http.Server, c *tls.Conn, h http.Handler) {
 		// net/http hands its per-connection base context (ConnContext's)
 		// through this unadvertised method, as http2.ConfigureServer's own
