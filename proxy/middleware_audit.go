@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -54,8 +55,12 @@ func (s *Server) audit(next http.Handler) http.Handler {
 		// be reporting down and stays within its own deadline.
 		healthDown := action == "health.read" && bw.status == http.StatusServiceUnavailable
 		if !entry.IsPersisted() && !healthDown {
-			if err := s.audits.Append(r.Context(), entry.Prepare(bw.status)); err != nil {
-				s.log.Error("storing audit event; failing the request", "request_id", entry.Event.RequestID, "err", err)
+			// The event is stored even when the client went away meanwhile:
+			// its request was received and is audited all the same (the
+			// store's own deadlines still bound the wait).
+			if err := s.audits.Append(context.WithoutCancel(r.Context()), entry.Prepare(bw.status)); err != nil {
+				s.log.LogAttrs(r.Context(), slog.LevelError, "storing audit event; failing the request",
+					slog.String("request_id", entry.Event.RequestID), slog.Any("err", err))
 				bw.discard()
 				p := problem.New(http.StatusServiceUnavailable, problem.TypeAuditUnavailable,
 					"the request could not be audited, so it was not served; retry after the Retry-After delay")

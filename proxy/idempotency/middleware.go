@@ -134,7 +134,8 @@ func Middleware(s Store, cfg Config) func(http.Handler) http.Handler {
 				TTL: cfg.TTL, StaleAfter: cfg.StaleAfter}
 			rec, won, err := s.ClaimIdempotencyKey(r.Context(), claim)
 			if err != nil {
-				cfg.Log.Error("claiming idempotency key", "path", r.URL.EscapedPath(), "err", err)
+				cfg.Log.LogAttrs(r.Context(), httperr.LogLevel(r.Context()), "claiming idempotency key",
+					slog.String("path", r.URL.EscapedPath()), slog.Any("err", err))
 				httperr.Write(w, err)
 				return
 			}

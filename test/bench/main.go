@@ -162,7 +162,7 @@ func parseConcurrency(s string) ([]int, error) {
 // knownScenarios are the names -scenarios accepts: the secret scenarios,
 // the pipeline scenarios of pipeline.go, the signing scenarios of
 // signing.go and the raw HSM rate of hsmraw.go.
-var knownScenarios = []string{"write", "read", "health", "authget", "personalsign", "txsign", "hsmraw"}
+var knownScenarios = []string{"write", "read", "health", "authget", "personalsign", "txsign", "hsmraw", h2floodName}
 
 // defaultScenarios is what runs without -scenarios.
 const defaultScenarios = "write,read,personalsign,txsign,hsmraw"
@@ -270,6 +270,7 @@ func bench(ctx context.Context, cfg config, cmd string) (err error) {
 		logf("%d requests failed; see the errors column", failed)
 	}
 	writeMarkdown(os.Stdout, rep)
+	writeFloodRatios(os.Stdout, rep.Results)
 	if cfg.json {
 		if err := writeJSON(os.Stdout, rep); err != nil {
 			return err
