@@ -1,7 +1,22 @@
 package api
 
-// Health is the answer of GET /v1/health.
+// Health is the answer of GET /v1/health: "ok" when every dependency
+// answered within its deadline, else "unavailable" (503) with the ones that
+// did not in Checks and a summary in Reason.
 type Health struct {
+	Status string       `json:"status"`
+	Reason string       `json:"reason,omitempty"`
+	Checks HealthChecks `json:"checks"`
+}
+
+// HealthChecks is the state of each dependency /v1/health checks.
+type HealthChecks struct {
+	Database HealthCheck `json:"database"`
+	Enclave  HealthCheck `json:"enclave"`
+}
+
+// HealthCheck is one dependency's state: "ok" or "unavailable", and why.
+type HealthCheck struct {
 	Status string `json:"status"`
 	Reason string `json:"reason,omitempty"`
 }

@@ -119,6 +119,9 @@ var implementedRoutes = []implementedRoute{
 	{"GET", "/v1/webhooks/{id}", "UserOnly"},
 	{"PATCH", "/v1/webhooks/{id}", "UserOnly"},
 	{"DELETE", "/v1/webhooks/{id}", "UserOnly"},
+	{"GET", "/v1/webhooks/{id}/deliveries", "UserOnly"},
+	{"POST", "/v1/webhooks/{id}/deliveries/{delivery_id}/replay", "UserOnly"},
+	{"POST", "/v1/webhooks/{id}/deliveries/replay", "UserOnly"},
 	{"GET", "/v1/vaults/{id}/env-vars/resolve", "Any"},
 	{"GET", "/.well-known/x402", "Public"},
 	{"GET", "/v1/billing/usage", "UserOnly"},
@@ -227,7 +230,7 @@ func routeKey(r implementedRoute) string { return r.Method + " " + r.Pattern }
 
 func TestRoutesMatchProxyRouteTable(t *testing.T) {
 	parsed := parseRoutesFile(t)
-	require.Len(t, implementedRoutes, 95)
+	require.Len(t, implementedRoutes, 98)
 	require.ElementsMatch(t, implementedRoutes, parsed, "proxy/routes.go changed: update openapi.yaml and implementedRoutes")
 
 	doc := loadDoc(t, YAML())
@@ -255,7 +258,7 @@ func TestOperationsDocumentAccessLevel(t *testing.T) {
 		t.Run(routeKey(r), func(t *testing.T) {
 			op := doc.Paths.Find(openAPIPath(r.Pattern)).GetOperation(r.Method)
 			require.NotNil(t, op)
-			require.NotNil(t, op.Responses.Value("500"), "every route can answer 500 audit_unavailable")
+			require.NotNil(t, op.Responses.Value("500"), "every route can answer 500 internal_error")
 			if r.Access == "Public" {
 				require.NotNil(t, op.Security)
 				require.Empty(t, *op.Security, "public routes override the global bearer requirement")
@@ -295,6 +298,26 @@ func TestOperationsDocumentAccessLevel(t *testing.T) {
 			default:
 				t.Fatalf("unknown access level %q", r.Access)
 			}
+		})
+	}
+}
+
+// TestEveryRouteDocumentsStorageUnavailable: any route can meet a database
+// that is down or frozen (its audit event alone needs it), so each one's
+// 503 answer lists storage_unavailable and audit_unavailable with
+// Retry-After.
+func TestEveryRouteDocumentsStorageUnavailable(t *testing.T) {
+	doc := loadDoc(t, YAML())
+	for _, r := range implementedRoutes {
+		t.Run(routeKey(r), func(t *testing.T) {
+			op := doc.Paths.Find(openAPIPath(r.Pattern)).GetOperation(r.Method)
+			require.NotNil(t, op)
+			unavailable := op.Responses.Value("503")
+			require.NotNil(t, unavailable, "every route can answer 503 storage_unavailable")
+			require.NotNil(t, unavailable.Value.Headers["Retry-After"], "503 storage_unavailable carries Retry-After")
+			types := problemTypeEnum(t, unavailable.Value)
+			require.Contains(t, types, "storage_unavailable")
+			require.Contains(t, types, "audit_unavailable")
 		})
 	}
 }
@@ -833,7 +856,8 @@ func TestSchemasAcceptAndRefuse(t *testing.T) {
 		"fail vault name too long":  {"VaultCreate", `{"name":"` + long + `"}`, false},
 		"ok last page":              {"VaultList", `{"items":[],"next_cursor":null}`, true},
 		"fail list without cursor":  {"VaultList", `{"items":[]}`, false},
-		"ok secret read":            {"Secret", secret + `,"value":"s3cret"}`, true},
+		"ok secret read":            {"Secret", secret + `,"value":"s3cret","encoding":"utf8"}`, true},
+		"fail read no encoding":     {"Secret", secret + `,"value":"s3cret"}`, false},
 		"fail secret read no value": {"Secret", secret + `}`, false},
 		"ok secret info":            {"SecretInfo", secret + `}`, true},
 		"ok unchained audit event": {"AuditEvent", `{"id":1,"occurred_at":"2025-01-02T03:04:05.123456Z","request_id":"00112233445566aa",` +

@@ -43,6 +43,7 @@ type ShareOpened struct {
 	Type      string `json:"type"`
 	Version   uint32 `json:"version"`
 	Value     string `json:"value"`
+	Encoding  string `json:"encoding"` // "utf8" or "base64", as api.Secret
 	Remaining int    `json:"remaining_access_count"`
 	ExpiresAt string `json:"expires_at"`
 }

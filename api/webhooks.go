@@ -16,7 +16,10 @@ type WebhookCreate struct {
 // WebhookCreate, each optional.
 type WebhookPatch = WebhookCreate
 
-// WebhookDelivery is one delivery of an event to a webhook.
+// WebhookDelivery is one delivery of an event to a webhook. Status is
+// pending, delivered or failed; failed is the dead-letter state (the retry
+// window is spent, or the destination is refused) from which a delivery is
+// only sent again by a replay.
 type WebhookDelivery struct {
 	ID            string          `json:"id"`
 	EventID       string          `json:"event_id"`
@@ -27,6 +30,8 @@ type WebhookDelivery struct {
 	LastError     *string         `json:"last_error"`
 	NextAttemptAt string          `json:"next_attempt_at"`
 	History       json.RawMessage `json:"history"`
+	Replays       int             `json:"replays"`
+	ReplayedAt    *string         `json:"replayed_at"`
 	CreatedAt     string          `json:"created_at"`
 	UpdatedAt     string          `json:"updated_at"`
 }
@@ -43,4 +48,21 @@ type Webhook struct {
 	Deliveries  *[]WebhookDelivery `json:"deliveries,omitempty"`
 	CreatedAt   string             `json:"created_at"`
 	UpdatedAt   string             `json:"updated_at"`
+}
+
+// WebhookReplayRange is the body of POST /v1/webhooks/{id}/deliveries/replay:
+// the failed (dead-letter) deliveries created in [from, to), both RFC 3339
+// and required.
+type WebhookReplayRange struct {
+	From *string `json:"from,omitempty"`
+	To   *string `json:"to,omitempty"`
+}
+
+// WebhookReplayResult answers a bulk replay: how many deliveries were queued
+// again (at most Limit per call) and whether failed deliveries remain in the
+// range (More: call again with the same range).
+type WebhookReplayResult struct {
+	Queued int  `json:"queued"`
+	More   bool `json:"more"`
+	Limit  int  `json:"limit"`
 }

@@ -136,3 +136,14 @@ type RegisterStore interface {
 	ReadRegister(ctx context.Context, name string) ([]byte, error)
 	WriteRegister(ctx context.Context, name string, value []byte) error
 }
+
+// KeyChecker is the optional capability of a KeyStore to tell, cheaply and
+// without using the key, whether a key still exists: CheckKey returns nil
+// when it does and an error wrapping ErrKeyNotFound when it is gone, also
+// when another process on the same store destroyed it. The enclave calls it
+// on every Open served from its data-key cache, so that a destroyed KEK
+// stops opening values at once (crypto-shredding); implementations must
+// not answer from a cache of their own.
+type KeyChecker interface {
+	CheckKey(ctx context.Context, ref KeyRef) error
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/s3lite"
+	"github.com/opencustody/ocv/internal/testbuild"
 	"github.com/opencustody/ocv/proxy/metering"
 )
 
@@ -117,6 +118,16 @@ type Config struct {
 	// resolver ("name=ip,name=ip"): OCV_WEBHOOKS_TEST_HOSTS, TEST ONLY (DNS
 	// rebinding tests without DNS).
 	WebhooksTestHosts string `yaml:"-"`
+
+	// EgressAllow is the operator's outbound allowlist: "host:port" entries
+	// admit another port for that name (its addresses must still be
+	// public), "CIDR:port" entries admit addresses on the operator's own
+	// network on that port (see internal/egress).
+	EgressAllow []string `yaml:"egress_allow"` // OCV_EGRESS_ALLOW (comma-separated)
+	// EgressTestAllowLoopback admits loopback outbound destinations on any
+	// port (end-to-end tests' RPC nodes, S3, facilitator): OCV_EGRESS_TEST_ALLOW_LOOPBACK,
+	// TEST ONLY (honoured only in -tags ocvtest builds).
+	EgressTestAllowLoopback bool `yaml:"-"`
 
 	// RateLimit is the global rate limit (see RateLimitConfig).
 	RateLimit RateLimitConfig `yaml:"rate_limit"` // OCV_RATE_LIMIT_*
@@ -242,6 +253,7 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 		c.SMTPInsecure = b
 	}
 	errs = append(errs, c.applyWebhookEnv(lookup)...)
+	errs = append(errs, c.applyEgressEnv(lookup)...)
 	errs = append(errs, c.applyLimitsEnv(lookup)...)
 	c.TestCrash.applyEnv(lookup)
 	if v, ok := lookup("OCV_ADMIN_LISTEN"); ok {
@@ -321,6 +333,8 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.validateIdentity()...)
 	errs = append(errs, c.validateWebhooks()...)
+	errs = append(errs, c.validateEgress()...)
+	errs = append(errs, c.validateTestOnly(testbuild.Enabled)...)
 	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, c.validateNetwork()...)
 	errs = append(errs, c.TestCrash.validate()...)
@@ -337,7 +351,8 @@ func (c *Config) Validate() error {
 // AuditHeadsS3 is the client configuration of the audit heads bucket.
 func (c *Config) AuditHeadsS3() s3lite.Config {
 	return s3lite.Config{Endpoint: c.AuditHeadsS3Endpoint, Region: c.AuditHeadsS3Region,
-		AccessKeyID: c.AuditHeadsS3AccessKeyID, SecretAccessKey: c.AuditHeadsS3SecretAccessKey}
+		AccessKeyID: c.AuditHeadsS3AccessKeyID, SecretAccessKey: c.AuditHeadsS3SecretAccessKey,
+		HTTPClient: c.auditHeadsEgress().Client(30 * time.Second)}
 }
 
 // Masked returns the configuration as YAML with secrets (the database

@@ -9,6 +9,7 @@ import (
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/idempotency"
 	"github.com/opencustody/ocv/proxy/metering"
+	"github.com/opencustody/ocv/proxy/metering/x402"
 	"github.com/opencustody/ocv/proxy/ratelimit"
 )
 
@@ -19,8 +20,11 @@ const nonceRetention = 24 * time.Hour
 
 // NewMeter builds the meter of cfg over db; KeepMetering runs its
 // background jobs and its Close returns the leased usage.
-func NewMeter(cfg Config, db *store.Store) (*metering.Meter, error) {
-	return metering.New(cfg.meteringConfig(), db)
+func NewMeter(cfg Config, db *store.Store, opts ...metering.Option) (*metering.Meter, error) {
+	mc := cfg.meteringConfig()
+	// The facilitator is reached through the outbound policy only.
+	fac := x402.NewHTTPFacilitator(mc.Payment, cfg.Egress().Client(x402.DefaultSettleTimeout))
+	return metering.New(mc, db, append([]metering.Option{metering.WithFacilitator(fac)}, opts...)...)
 }
 
 // KeepMetering runs the meter's background jobs until ctx ends: lease

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/auditchain"
+	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/httperr"
 )
@@ -25,7 +27,7 @@ const maxResourceBytes = 256
 // audit is the outermost middleware (spec order 1): every request becomes
 // an audit event, stored before its response leaves. The response is
 // buffered until the event is durable; if it cannot be stored, the client
-// gets a 500 instead (fail closed).
+// gets a 503 instead (fail closed).
 func (s *Server) audit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		route := routeFrom(r.Context())
@@ -48,12 +50,24 @@ func (s *Server) audit(next http.Handler) http.Handler {
 
 		next.ServeHTTP(bw, r.WithContext(auditlog.WithEntry(r.Context(), entry)))
 
-		if !entry.IsPersisted() {
-			if err := s.audits.Append(r.Context(), entry.Prepare(bw.status)); err != nil {
-				s.log.Error("storing audit event; failing the request", "request_id", entry.Event.RequestID, "err", err)
+		// A 503 health answer (a dependency down) serves nothing: it leaves
+		// at once, unaudited, so that it never waits on the database it may
+		// be reporting down and stays within its own deadline.
+		healthDown := action == "health.read" && bw.status == http.StatusServiceUnavailable
+		if !entry.IsPersisted() && !healthDown {
+			// The event is stored even when the client went away meanwhile:
+			// its request was received and is audited all the same (the
+			// store's own deadlines still bound the wait).
+			if err := s.audits.Append(context.WithoutCancel(r.Context()), entry.Prepare(bw.status)); err != nil {
+				s.log.LogAttrs(r.Context(), slog.LevelError, "storing audit event; failing the request",
+					slog.String("request_id", entry.Event.RequestID), slog.Any("err", err))
 				bw.discard()
 				p := problem.New(http.StatusServiceUnavailable, problem.TypeAuditUnavailable,
 					"the request could not be audited, so it was not served; retry after the Retry-After delay")
+				if store.Unavailable(err) {
+					// The database itself is down: say so, as the handlers do.
+					p = httperr.Problem(err)
+				}
 				p.RetryAfter = httperr.RetryAfterSeconds
 				problem.Write(bw, p)
 			}

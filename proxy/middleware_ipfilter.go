@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auditlog"
 	"github.com/opencustody/ocv/proxy/auth"
+	"github.com/opencustody/ocv/proxy/httperr"
 )
 
 // IPRuleCacheTTL bounds how long a replica uses an organization's IP rules
@@ -150,8 +152,10 @@ func (s *Server) ipFilter(next http.Handler) http.Handler {
 		}
 		set, err := s.ipRules.rules(r.Context(), p.OrgID)
 		if err != nil {
-			s.log.Error("loading ip rules; failing the request", "request_id", auditlog.FromContext(r.Context()).Event.RequestID,
-				"org_id", p.OrgID, "err", err)
+			ctx := r.Context()
+			s.log.LogAttrs(ctx, httperr.LogLevel(ctx), "loading ip rules; failing the request",
+				slog.String("request_id", auditlog.FromContext(ctx).Event.RequestID), slog.String("org_id", p.OrgID),
+				slog.Bool("client_gone", httperr.ClientGone(ctx)), slog.Any("err", err))
 			problem.Write(w, problem.New(http.StatusInternalServerError, problem.TypeInternal,
 				"the organization's IP rules could not be read, so the request was not served"))
 			return

@@ -63,8 +63,14 @@ func NewMailer(cfg Config, log *slog.Logger) (mail.Sender, error) {
 			}
 			password = strings.TrimRight(string(b), "\r\n")
 		}
+		// The relay's own port is admitted; its address must still pass
+		// the outbound policy (or be in egress_allow as CIDR:port).
+		out, err := cfg.Egress().WithHostPort(cfg.SMTPAddr)
+		if err != nil {
+			return nil, fmt.Errorf("configuring smtp: %w", err)
+		}
 		s, err := mail.NewSMTPSender(mail.SMTPConfig{Addr: cfg.SMTPAddr, Username: cfg.SMTPUsername, Password: password,
-			From: cfg.SMTPFrom, Insecure: cfg.SMTPInsecure})
+			From: cfg.SMTPFrom, Insecure: cfg.SMTPInsecure, Dial: out.DialContext})
 		if err != nil {
 			return nil, fmt.Errorf("configuring smtp: %w", err)
 		}

@@ -113,6 +113,9 @@ func Routes(h *handlers.Handlers) []Route {
 		{http.MethodGet, "/v1/webhooks/{id}", UserOnly, "webhook.read", h.GetWebhook, nil},
 		{http.MethodPatch, "/v1/webhooks/{id}", UserOnly, "webhook.update", h.UpdateWebhook, nil},
 		{http.MethodDelete, "/v1/webhooks/{id}", UserOnly, "webhook.delete", h.DeleteWebhook, nil},
+		{http.MethodGet, "/v1/webhooks/{id}/deliveries", UserOnly, "webhook.delivery.list", h.ListDeliveries, nil},
+		{http.MethodPost, "/v1/webhooks/{id}/deliveries/{delivery_id}/replay", UserOnly, "webhook.delivery.replayed", h.ReplayDelivery, nil},
+		{http.MethodPost, "/v1/webhooks/{id}/deliveries/replay", UserOnly, "webhook.deliveries.replayed", h.ReplayDeliveries, nil},
 
 		{http.MethodGet, "/v1/vaults/{id}/env-vars/resolve", Any, "env_vars.resolve", h.ResolveEnvVars, nil},
 

@@ -29,12 +29,15 @@ func NewHTTPServer(h http.Handler, tc *tls.Config, log *slog.Logger) *http.Serve
 	}
 }
 
-// Serve serves hs over TLS (hs.TLSConfig) on ln until ctx ends, then shuts
-// it down gracefully: it stops accepting and waits up to ShutdownTimeout
+// Serve serves hs over TLS (hs.TLSConfig) on ln, HTTP/2 with the limits of
+// configureHTTP2 (h2guard.go), until ctx ends, then shuts it down gracefully: it stops accepting and waits up to ShutdownTimeout
 // for the requests in flight. It returns nil after a shutdown, and the
 // error that stopped serving otherwise; either way its serving goroutine
 // has returned.
 func Serve(ctx context.Context, hs *http.Server, ln net.Listener, log *slog.Logger) error {
+	if err := configureHTTP2(hs, log); err != nil {
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(tls.NewListener(ln, hs.TLSConfig)) }()
 	select {

@@ -77,6 +77,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The authentication middleware fills this in for the access log line.
 	var principalID string
 	ctx := context.WithValue(context.WithValue(r.Context(), routeKey{}, route), principalSlotKey{}, &principalID)
+	// Each client's log lines are bounded (obs.ClientLimiter), except this
+	// request's access log line: one per request, bounded by the rate limit.
+	accessCtx := ctx
+	ctx = obs.WithClient(ctx, s.clientIP(r))
 	if route == nil && allowed != nil {
 		ctx = context.WithValue(ctx, allowedKey{}, allowed)
 	}
@@ -89,7 +93,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	latency := time.Since(start)
 	s.metrics.ObserveRequest(name, sw.status, latency)
 	if s.cfg.AccessLog {
-		s.log.LogAttrs(ctx, slog.LevelInfo, "request",
+		s.log.LogAttrs(accessCtx, slog.LevelInfo, "request",
 			slog.String("request_id", reqID), slog.String("route", name), slog.Int("status", sw.status),
 			slog.Duration("latency", latency), slog.String("principal", principalID))
 	}
@@ -108,7 +112,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	if err := route.Handler(w, r); err != nil {
 		p := httperr.Problem(err)
 		if p.Status >= 500 {
-			s.log.Error("request failed", "request_id", auditlog.FromContext(r.Context()).Event.RequestID, "route", route.Pattern, "err", err)
+			ctx := r.Context()
+			s.log.LogAttrs(ctx, httperr.LogLevel(ctx), "request failed", slog.String("request_id", auditlog.FromContext(ctx).Event.RequestID),
+				slog.String("route", route.Pattern), slog.Bool("client_gone", httperr.ClientGone(ctx)), slog.Any("err", err))
 		}
 		problem.Write(w, p)
 	}

@@ -6,12 +6,15 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/opencustody/ocv/internal/egress"
 	"github.com/opencustody/ocv/internal/store"
+	"github.com/opencustody/ocv/internal/testbuild"
 	"github.com/opencustody/ocv/proxy/webhooks"
 )
 
 // applyWebhookEnv reads the webhook settings from the environment. All
-// are TEST-ONLY: OCV_WEBHOOKS_ALLOW_LOOPBACK lets end-to-end tests
+// are TEST-ONLY (a production build refuses to start with any of them set,
+// see validateTestOnly): OCV_WEBHOOKS_ALLOW_LOOPBACK lets end-to-end tests
 // run a receiver on 127.0.0.1 (in production it would turn every webhook
 // into a request forgery against the proxy's own host), and
 // OCV_WEBHOOKS_RETRY_BASE, OCV_WEBHOOKS_RETRY_MAX, OCV_WEBHOOKS_POLL_INTERVAL
@@ -77,7 +80,8 @@ func (c *Config) validateWebhooks() []error {
 
 // WebhookOptions are the destination checks for handlers and the worker.
 func (c *Config) WebhookOptions() webhooks.Options {
-	opts := webhooks.Options{AllowLoopback: c.WebhooksAllowLoopback}
+	allow, _ := egress.ParseAllowlist(c.EgressAllow) // checked by validateEgress
+	opts := webhooks.Options{AllowLoopback: c.WebhooksAllowLoopback && testbuild.Enabled, Allow: allow}
 	if hosts, err := parseTestHosts(c.WebhooksTestHosts); err == nil && len(hosts) > 0 { // checked by validateWebhooks
 		opts.Resolver = hosts
 	}

@@ -22,10 +22,11 @@
 #       2 proxy/<concern>        auth, metering, webhooks, chainrpc, httperr, ...
 #       1 internal/store         PostgreSQL repositories
 #       0 contracts              api, enclave/wire, policy, chain, internal/auditchain, internal/obs,
-#                                internal/outbox, internal/passhash
+#                                internal/outbox, internal/passhash, internal/egress
 #     api/problem imports only the standard library; api imports nothing of OCV but api/...;
 #     the clients of the API (internal/cli, internal/mcpserver) import nothing under proxy/;
-#     internal/store depends (even indirectly) on nothing under proxy/ or api/.
+#     internal/store depends (even indirectly) on nothing under proxy/ or api/; internal/egress
+#     (the one outbound connection policy) imports only the standard library.
 #  6. Small parts: no non-test file in proxy/handlers over 200 lines (handlers decode, call
 #     and encode), and no interface over 20 methods anywhere (give each consumer the few it uses).
 set -euo pipefail
@@ -53,7 +54,7 @@ layer() {
 	proxy/intents | proxy/intents/*) echo 3 ;;
 	proxy/*) echo 2 ;;
 	internal/store | internal/store/*) echo 1 ;;
-	api | api/* | enclave/wire | enclave/wire/* | policy | policy/* | chain/* | internal/auditchain | internal/obs | internal/outbox | internal/passhash) echo 0 ;;
+	api | api/* | enclave/wire | enclave/wire/* | policy | policy/* | chain/* | internal/auditchain | internal/obs | internal/outbox | internal/passhash | internal/egress) echo 0 ;;
 	esac
 }
 
@@ -157,6 +158,11 @@ while IFS='|' read -r pkg dir imports deps files; do
 			violation "$p" "imports $r (a client of the API imports nothing of the proxy)"
 		fi
 	done
+	if [[ $p == internal/egress ]]; then
+		for i in "${imps[@]}"; do
+			is_std "$i" || violation "$p" "imports $i (the outbound policy is a leaf: the standard library only)"
+		done
+	fi
 	if [[ $p == api/problem ]]; then
 		for i in "${imps[@]}"; do
 			is_std "$i" || violation "$p" "imports $i (problem is a leaf: the standard library only)"

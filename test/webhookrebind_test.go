@@ -19,16 +19,18 @@ import (
 // loopback stays forbidden.
 func TestWebhookDNSRebinding(t *testing.T) {
 	const name = "rebind-hooks.example.com"
-	s := stack.Start(t, stack.WithProxyEnv("OCV_WEBHOOKS_TEST_HOSTS="+name+"=127.0.0.1",
+	rc := newReceiver(t) // a real receiver on 127.0.0.1: it must never be reached
+	u, err := url.Parse(rc.srv.URL)
+	require.NoError(t, err)
+	// The operator's allowlist admits the receiver's port for the name, so
+	// that only the address decides.
+	s := stack.Start(t, stack.WithProxyEnv("OCV_WEBHOOKS_TEST_HOSTS="+name+"=127.0.0.1", "OCV_EGRESS_ALLOW="+name+":"+u.Port(),
 		"OCV_WEBHOOKS_RETRY_BASE=50ms", "OCV_WEBHOOKS_RETRY_MAX=5", "OCV_WEBHOOKS_POLL_INTERVAL=200ms"))
 	owner := s.SignUp("rebind-owner@example.com")
 	vault := s.CreateVault(owner.Token, "prod")
 	mem := s.SignUp("rebind-member@example.com")
 	joinAsMember(t, s, mem, owner.OrgID)
-	rc := newReceiver(t) // a real receiver on 127.0.0.1: it must never be reached
-	u, err := url.Parse(rc.srv.URL)
-	require.NoError(t, err)
-	hookID, _ := createWebhook(t, s, owner.Token, "http://"+name+":"+u.Port()+"/hook", "policy.created")
+	hookID, _ := createWebhook(t, s, owner.Token, "https://"+name+":"+u.Port()+"/hook", "policy.created")
 	requireProblem(t, s.Do("POST", "/v1/webhooks", owner.Token, map[string]any{"url": rc.srv.URL, "events": []string{"policy.created"}}),
 		400, "invalid_url")
 

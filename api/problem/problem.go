@@ -26,6 +26,10 @@ const (
 	TypeUnsupportedMedia   = "unsupported_media_type"
 	TypeEnclaveUnavailable = "enclave_unavailable"
 	TypeIntegrity          = "integrity_error"
+	// TypeKEKDestroyed (410): the vault's key-encryption key version that
+	// sealed the value is gone from the HSM (destroyed or lost); the value
+	// is crypto-shredded and can never be read again.
+	TypeKEKDestroyed       = "kek_destroyed"
 	TypeInternal           = "internal_error"
 	TypeAuditUnavailable   = "audit_unavailable"
 	TypeStorageUnavailable = "storage_unavailable"

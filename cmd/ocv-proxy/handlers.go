@@ -14,7 +14,7 @@ import (
 
 // newHandlers builds the API handlers over their dependencies: the one
 // place that fills handlers.Deps.
-func newHandlers(cfg proxy.Config, db *store.Store, enclave proxy.EnclaveAdapter, minter *auth.Minter, verifier *auth.Verifier,
+func newHandlers(cfg proxy.Config, db *store.Store, clock *store.Clock, enclave proxy.EnclaveAdapter, minter *auth.Minter, verifier *auth.Verifier,
 	mailer mail.Sender, ipRules *proxy.IPRuleCache, meter *metering.Meter, chains *chainrpc.Pool) (*handlers.Handlers, error) {
 	openapi, err := api.JSON()
 	if err != nil {
@@ -23,6 +23,7 @@ func newHandlers(cfg proxy.Config, db *store.Store, enclave proxy.EnclaveAdapter
 	return handlers.New(handlers.Deps{Vaults: db, Accounts: db, Agents: db, Policies: db, Orgs: db, Shares: db,
 		Hooks: db, Admin: db, Keys: db, Txs: db, Pinger: db, Enclave: enclave, Minter: minter,
 		Verifier: verifier, OpenAPI: openapi, Identity: cfg.IdentityConfig(), Mailer: mailer, IPRulesChanged: ipRules.Invalidate,
-		Webhooks: cfg.WebhookOptions(), Metering: meter, Resources: db, Tiers: cfg.Metering.Tiers, Chains: chains,
-		Intents: intents.New(intents.Config{Keys: db, Txs: db, Chains: db, Enclave: enclave, Dialer: chains})}), nil
+		Webhooks: cfg.WebhookOptions(), Egress: cfg.Egress(), Metering: meter, Resources: db, Tiers: cfg.Metering.Tiers, Chains: chains,
+		Clock:   clock.Now,
+		Intents: intents.New(intents.Config{Keys: db, Txs: db, Chains: db, Enclave: enclave, Dialer: chains, Now: clock.Now})}), nil
 }

@@ -31,7 +31,9 @@ func main() {
 	if *printConfig {
 		return
 	}
-	log := obs.NewLogger(os.Stderr, cfg.LogLevel)
+	// No client can flood the log: each is held to a budget of lines per
+	// second, the rest counted in one summary line.
+	log := slog.New(obs.NewClientLimiter(obs.NewLogger(os.Stderr, cfg.LogLevel).Handler(), obs.ClientLimit{}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, cfg, log); err != nil {

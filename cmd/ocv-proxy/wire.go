@@ -34,6 +34,15 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
+	// One clock for expiry decisions: the database's (docs/architecture.md, "Clocks").
+	clock, err := db.NewClock(ctx)
+	if err != nil {
+		return err
+	}
+	s.loop(func(ctx context.Context) error {
+		clock.Run(ctx, db, store.ClockSyncInterval, func(err error) { log.Warn("reading the database's clock", "err", err) })
+		return nil
+	})
 
 	validator, err := proxy.NewValidator(cfg)
 	if err != nil {
@@ -66,9 +75,10 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	}
 	apiKeys := proxy.NewAPIKeyVerifier(db)
 	verifier.APIKeys = apiKeys
+	verifier.UseClock(clock.Now)
 	s.loop(func(ctx context.Context) error { return proxy.KeepAPIKeyRevocations(ctx, db, apiKeys, log) })
 
-	audits := auditlog.NewCommitter(db, 2, 512)
+	audits := auditlog.NewCommitter(db, 1, 512)
 	s.onClose(audits.Close) // flushes the events of the last requests
 	metrics := newMetrics(ec, audits)
 	heads, err := headSinks(cfg)
@@ -87,15 +97,15 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	}
 	ipRules := proxy.NewIPRuleCache(db, proxy.IPRuleCacheTTL)
 	s.loop(func(ctx context.Context) error { return proxy.KeepIPRules(ctx, db, ipRules, log) })
-	meter, err := proxy.NewMeter(cfg, db)
+	meter, err := proxy.NewMeter(cfg, db, metering.WithClock(clock.Now))
 	if err != nil {
 		return err
 	}
 	s.onClose(func() { returnLeases(ctx, meter, log) })
 	s.loop(func(ctx context.Context) error { return proxy.KeepMetering(ctx, meter, db, log) })
-	chains := chainrpc.NewPool(chainrpc.Config{})
+	chains := chainrpc.NewPool(chainrpc.Config{Egress: cfg.Egress()})
 	s.onClose(chains.Close)
-	h, err := newHandlers(cfg, db, enclave, minter, verifier, mailer, ipRules, meter, chains)
+	h, err := newHandlers(cfg, db, clock, enclave, minter, verifier, mailer, ipRules, meter, chains)
 	if err != nil {
 		return err
 	}
@@ -103,6 +113,7 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	if err != nil {
 		return err
 	}
+	webhooks.CountDeadLetters(metrics.Counter("ocv_webhook_delivery_dead_letter_total"))
 	s.loop(quiet(webhooks.Run))
 	s.loop(quiet(txwatch.New(db, chains, txwatch.Config{Interval: cfg.TxWatchInterval}, log.With("component", "txwatch")).Run))
 

@@ -34,10 +34,14 @@ const (
 	// counts as one) and the caller is an agent with the intents API,
 	// which signs through the enclave and never reads raw keys.
 	PrivateKeyBlocked Code = 11
+	// KEKDestroyed: the KEK version that sealed the value is gone from the
+	// HSM (destroyed, or lost with the token); the value can never be
+	// opened again. The proxy names the vault and version from its row.
+	KEKDestroyed Code = 12
 )
 
 // lastCode is the highest Code defined.
-const lastCode = PrivateKeyBlocked
+const lastCode = KEKDestroyed
 
 // Sentinel errors, one per non-OK Code.
 var (
@@ -52,6 +56,7 @@ var (
 	ErrForbidden         = errors.New("enclave: forbidden")
 	ErrConflict          = errors.New("enclave: not the newest version")
 	ErrPrivateKeyBlocked = errors.New("enclave: private keys are not opened for an intents agent")
+	ErrKEKDestroyed      = errors.New("enclave: key-encryption key destroyed")
 )
 
 // ErrAddress marks an enclave address that does not parse. It never crosses
@@ -72,6 +77,7 @@ var codeErrors = [...]error{
 	Forbidden:         ErrForbidden,
 	Conflict:          ErrConflict,
 	PrivateKeyBlocked: ErrPrivateKeyBlocked,
+	KEKDestroyed:      ErrKEKDestroyed,
 }
 
 // CodeOf maps an error to its Code: nil is OK, an error wrapping one of the
@@ -128,6 +134,8 @@ func (c Code) String() string {
 		return "conflict"
 	case PrivateKeyBlocked:
 		return "private_key_blocked"
+	case KEKDestroyed:
+		return "kek_destroyed"
 	default:
 		return "unknown"
 	}

@@ -64,6 +64,8 @@ Webhooks (owners and admins; deliveries are signed, see the README):
   ocv webhook get ID                           with its recent deliveries
   ocv webhook update ID [--endpoint URL] [--event NAME ...] [--description D] [--active=true|false]
   ocv webhook delete ID
+  ocv webhook replay ID DELIVERY_ID            send one delivery again (same event id; a new attempt series)
+  ocv webhook replay ID --from T --to T        send again the failed (dead-letter) deliveries created in [T, T)
 
 Tool server for AI agents (see docs/mcp.md):
   ocv mcp [--agent-id ID] [--agent-key-file F] [--vault ID] [--reveal-values=false] [--http ADDR]
@@ -150,6 +152,7 @@ var commands = map[string]command{
 	"webhook get":      webhookGet,
 	"webhook update":   webhookUpdate,
 	"webhook delete":   webhookDelete,
+	"webhook replay":   webhookReplay,
 	"mcp":              mcpServe,
 	"audit verify": func(ctx context.Context, e *cmdEnv, args []string) error {
 		return auditVerify(ctx, args, e.stdout, e.stderr)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"io"
@@ -66,7 +67,8 @@ func TestReadValue(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "v")
 	require.NoError(t, os.WriteFile(file, []byte("from file\n"), 0o600))
 	bad := filepath.Join(t.TempDir(), "bad")
-	require.NoError(t, os.WriteFile(bad, []byte{0xff, 0xfe}, 0o600))
+	badBytes := []byte{0xff, 0x00, 0xfe}
+	require.NoError(t, os.WriteFile(bad, badBytes, 0o600))
 	tests := map[string]struct {
 		stdin      string
 		fromStdin  bool
@@ -74,6 +76,7 @@ func TestReadValue(t *testing.T) {
 		literal    string
 		literalSet bool
 		want       string
+		wantEnc    string // "" for text
 		wantErr    error
 	}{
 		"stdin drops one newline":  {stdin: "v\n\n", fromStdin: true, want: "v\n"},
@@ -83,9 +86,10 @@ func TestReadValue(t *testing.T) {
 		"empty literal is a value": {literalSet: true, want: ""},
 		"fail none":                {wantErr: ErrUsage},
 		"fail two":                 {fromStdin: true, literalSet: true, wantErr: ErrUsage},
-		// JSON would turn invalid UTF-8 into U+FFFD: the stored value would differ.
-		"fail binary":    {file: bad, wantErr: ErrUsage},
-		"fail too large": {stdin: strings.Repeat("a", maxValueBytes+1), fromStdin: true, wantErr: ErrUsage},
+		// JSON would turn invalid UTF-8 into U+FFFD: binary goes as base64.
+		"binary file as base64":      {file: bad, want: base64.StdEncoding.EncodeToString(badBytes), wantEnc: "base64"},
+		"binary stdin keeps newline": {stdin: "\xff\n", fromStdin: true, want: base64.StdEncoding.EncodeToString([]byte("\xff\n")), wantEnc: "base64"},
+		"fail too large":             {stdin: strings.Repeat("a", maxValueBytes+1), fromStdin: true, wantErr: ErrUsage},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -94,9 +98,14 @@ func TestReadValue(t *testing.T) {
 			go func() { _, _ = io.WriteString(w, tc.stdin); w.Close() }()
 			defer r.Close()
 			e := &cmdEnv{stdin: r, stdout: io.Discard, stderr: io.Discard}
-			got, err := readValue(e, tc.fromStdin, tc.file, tc.literal, tc.literalSet)
+			got, enc, err := readValue(e, tc.fromStdin, tc.file, tc.literal, tc.literalSet)
 			require.ErrorIs(t, err, tc.wantErr)
 			require.Equal(t, tc.want, got)
+			if tc.wantEnc == "" {
+				require.Nil(t, enc)
+			} else {
+				require.Equal(t, tc.wantEnc, *enc)
+			}
 		})
 	}
 }

@@ -175,6 +175,9 @@ func fetchVars(ctx context.Context, e *cmdEnv, vault string, prefixes []string, 
 		if err := json.Unmarshal(body, &s); err != nil || s.Value == nil {
 			return nil, fmt.Errorf("reading %s: the answer has no value", path)
 		}
+		if s.Encoding == "base64" {
+			return nil, fmt.Errorf("reading %s: the value is binary (not UTF-8 text) and cannot be an environment variable", path)
+		}
 		if strings.IndexByte(*s.Value, 0) >= 0 {
 			return nil, fmt.Errorf("reading %s: the value holds a NUL byte and cannot be an environment variable", path)
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -65,11 +66,11 @@ func secretPut(ctx context.Context, e *cmdEnv, args []string) error {
 	}
 	valueSet := false
 	fs.Visit(func(f *flag.Flag) { valueSet = valueSet || f.Name == "value" })
-	value, err := readValue(e, *fromStdin, *fromFile, *literal, valueSet)
+	value, encoding, err := readValue(e, *fromStdin, *fromFile, *literal, valueSet)
 	if err != nil {
 		return err
 	}
-	in := api.SecretWrite{Type: typ, Value: &value, Metadata: map[string]string(meta)}
+	in := api.SecretWrite{Type: typ, Value: &value, Encoding: encoding, Metadata: map[string]string(meta)}
 	if *expires != "" {
 		t, err := time.Parse(time.RFC3339, *expires)
 		if err != nil {
@@ -96,8 +97,11 @@ func secretPut(ctx context.Context, e *cmdEnv, args []string) error {
 	return nil
 }
 
-// readValue takes the value from exactly one source.
-func readValue(e *cmdEnv, fromStdin bool, file, literal string, literalSet bool) (string, error) {
+// readValue takes the value from exactly one source. Text (valid UTF-8)
+// goes as it is; anything else goes as standard base64 with encoding
+// "base64", so no byte is altered on the way (JSON would replace invalid
+// UTF-8). One trailing newline is dropped from text read from stdin only.
+func readValue(e *cmdEnv, fromStdin bool, file, literal string, literalSet bool) (value string, encoding *string, err error) {
 	n := 0
 	for _, set := range []bool{fromStdin, file != "", literalSet} {
 		if set {
@@ -105,34 +109,35 @@ func readValue(e *cmdEnv, fromStdin bool, file, literal string, literalSet bool)
 		}
 	}
 	if n != 1 {
-		return "", fmt.Errorf("%w: give exactly one of --value-stdin, --value-file, --value", ErrUsage)
+		return "", nil, fmt.Errorf("%w: give exactly one of --value-stdin, --value-file, --value", ErrUsage)
 	}
 	var b []byte
-	var err error
 	switch {
 	case fromStdin:
 		b, err = io.ReadAll(io.LimitReader(e.stdin, maxValueBytes+3))
 		if err != nil {
-			return "", fmt.Errorf("reading the value from stdin: %w", err)
+			return "", nil, fmt.Errorf("reading the value from stdin: %w", err)
 		}
-		s := strings.TrimSuffix(string(b), "\n")
-		b = []byte(strings.TrimSuffix(s, "\r"))
+		if utf8.Valid(b) {
+			s := strings.TrimSuffix(string(b), "\n")
+			b = []byte(strings.TrimSuffix(s, "\r"))
+		}
 	case file != "":
 		if b, err = os.ReadFile(file); err != nil {
-			return "", fmt.Errorf("reading the value file: %w", err)
+			return "", nil, fmt.Errorf("reading the value file: %w", err)
 		}
 	default:
 		fmt.Fprintln(e.stderr, "ocv: warning: --value leaks the secret into shell history and the process list; prefer --value-stdin or --value-file")
 		b = []byte(literal)
 	}
 	if len(b) > maxValueBytes {
-		return "", fmt.Errorf("%w: the value is larger than %d bytes", ErrUsage, maxValueBytes)
+		return "", nil, fmt.Errorf("%w: the value is larger than %d bytes", ErrUsage, maxValueBytes)
 	}
-	// JSON would silently replace invalid UTF-8: refuse rather than corrupt.
 	if !utf8.Valid(b) {
-		return "", fmt.Errorf("%w: the value is not UTF-8 text (base64-encode binary values)", ErrUsage)
+		enc := "base64"
+		return base64.StdEncoding.EncodeToString(b), &enc, nil
 	}
-	return string(b), nil
+	return string(b), nil, nil
 }
 
 func secretGet(ctx context.Context, e *cmdEnv, args []string) error {
@@ -168,6 +173,12 @@ func secretGet(ctx context.Context, e *cmdEnv, args []string) error {
 		if json.Unmarshal(raw, &s) != nil {
 			s = string(raw)
 		}
+		if *field == "value" {
+			// A binary value goes out as its raw bytes.
+			if s, err = decodeValue(m, s); err != nil {
+				return err
+			}
+		}
 		// The value goes out exactly; a newline is added only for a terminal.
 		if _, err := io.WriteString(e.stdout, s); err != nil {
 			return fmt.Errorf("writing output: %w", err)
@@ -197,12 +208,38 @@ func secretGet(ctx context.Context, e *cmdEnv, args []string) error {
 	for _, k := range keys {
 		kv = append(kv, [2]string{"metadata." + k, meta[k]})
 	}
-	if *reveal && s.Value != nil {
+	switch {
+	case *reveal && s.Value != nil && s.Encoding == "base64":
+		kv = append(kv, [2]string{"value (base64)", *s.Value})
+	case *reveal && s.Value != nil:
 		kv = append(kv, [2]string{"value", *s.Value})
-	} else {
+	default:
 		kv = append(kv, [2]string{"value", "(hidden: --reveal or --field value)"})
 	}
 	return fields(e.stdout, kv)
+}
+
+// decodeValue turns the value field of a read into its bytes: as it is
+// for text, decoded for "encoding": "base64".
+func decodeValue(m map[string]json.RawMessage, value string) (string, error) {
+	var enc string
+	if raw, ok := m["encoding"]; ok {
+		if err := json.Unmarshal(raw, &enc); err != nil {
+			return "", fmt.Errorf("decoding secret: %w", err)
+		}
+	}
+	switch enc {
+	case "", "utf8":
+		return value, nil
+	case "base64":
+		b, err := base64.StdEncoding.DecodeString(value)
+		if err != nil {
+			return "", fmt.Errorf("decoding the base64 value: %w", err)
+		}
+		return string(b), nil
+	default:
+		return "", fmt.Errorf("decoding secret: unknown value encoding %q", enc)
+	}
 }
 
 func secretList(ctx context.Context, e *cmdEnv, args []string) error {

@@ -226,10 +226,16 @@ func shareOpen(ctx context.Context, e *cmdEnv, args []string) error {
 		return rawJSON(e.stdout, body)
 	}
 	var out struct {
-		Value string `json:"value"`
+		Value    string `json:"value"`
+		Encoding string `json:"encoding"`
 	}
 	if err := json.Unmarshal(body, &out); err != nil {
 		return fmt.Errorf("decoding share: %w", err)
+	}
+	// A binary value goes out as its raw bytes.
+	enc, _ := json.Marshal(out.Encoding)
+	if out.Value, err = decodeValue(map[string]json.RawMessage{"encoding": enc}, out.Value); err != nil {
+		return err
 	}
 	// The value goes out exactly; a newline is added only for a terminal.
 	if _, err := io.WriteString(e.stdout, out.Value); err != nil {

@@ -120,6 +120,12 @@ func (t *tools) getEnvBundle(ctx context.Context, _ *mcp.CallToolRequest, in env
 		if err != nil {
 			return nil, nil, err
 		}
+		if full.Encoding == "base64" {
+			// An environment variable is text: a binary value is not
+			// altered into one.
+			out.Denied = append(out.Denied, deniedVar{Name: name, Path: s.Path, Reason: "binary_value"})
+			continue
+		}
 		out.Paths[name] = s.Path
 		out.Env[name] = *full.Value
 	}

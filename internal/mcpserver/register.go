@@ -18,10 +18,12 @@ type pathArgs struct {
 }
 
 type putSecretArgs struct {
-	Path    string `json:"path" jsonschema:"secret path, slash-separated (for example prod/db/password)"`
-	Value   string `json:"value" jsonschema:"the secret value (at most 512 KiB)"`
-	Type    string `json:"type,omitempty" jsonschema:"kind of secret"`
-	VaultID string `json:"vault_id,omitempty" jsonschema:"vault id; defaults to the server's configured vault"`
+	Path  string `json:"path" jsonschema:"secret path, slash-separated (for example prod/db/password)"`
+	Value string `json:"value" jsonschema:"the secret value (at most 512 KiB)"`
+	// Encoding is "utf8" (the default) or "base64" for a binary value.
+	Encoding string `json:"encoding,omitempty" jsonschema:"utf8 (default: value is text) or base64 (value is standard padded base64 of arbitrary bytes, stored as those bytes)"`
+	Type     string `json:"type,omitempty" jsonschema:"kind of secret"`
+	VaultID  string `json:"vault_id,omitempty" jsonschema:"vault id; defaults to the server's configured vault"`
 }
 
 type rotateArgs struct {

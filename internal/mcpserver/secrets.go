@@ -116,7 +116,11 @@ func (t *tools) putSecret(ctx context.Context, _ *mcp.CallToolRequest, in putSec
 	if typ == "" {
 		typ = "generic"
 	}
-	s, status, err := t.writeSecret(ctx, v, in.Path, api.SecretWrite{Type: &typ, Value: &in.Value})
+	body := api.SecretWrite{Type: &typ, Value: &in.Value}
+	if in.Encoding != "" {
+		body.Encoding = &in.Encoding
+	}
+	s, status, err := t.writeSecret(ctx, v, in.Path, body)
 	if err != nil {
 		return nil, nil, err
 	}

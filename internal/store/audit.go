@@ -39,24 +39,194 @@ func queueEvent(tx pgx.Tx, b *pgx.Batch, ev *auditchain.Event) {
 	}
 }
 
-// InsertEvents records events durably in one statement (one commit). The
-// audit log's group committer calls it with the events of many requests.
+// InsertEvents records events durably in one transaction (one commit), each
+// already in its organization's chain: under a lock on every organization's
+// chain tip (audit_chain_state, locked in org order so that concurrent
+// batches of several replicas cannot deadlock), it numbers the events after
+// the tip, computes their hashes, inserts them and moves the tips. The
+// events are written once: the sealer does not touch them again. A batch
+// that fails leaves nothing behind, neither events nor a moved tip. The
+// audit log's group committer calls it with the events of many requests;
+// it sets the events' ID and chain fields.
 func (s *Store) InsertEvents(ctx context.Context, evs []*auditchain.Event) error {
-	n := len(evs)
-	org, at, req, atype, aid, act, res, out, status, ip :=
-		make([]string, n), make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n),
-		make([]string, n), make([]string, n), make([]string, n), make([]int32, n), make([]string, n)
+	if len(evs) == 0 {
+		return nil
+	}
 	for i, e := range evs {
+		// The database keeps microseconds; hash what it will return.
+		evs[i].OccurredAt = e.OccurredAt.UTC().Truncate(time.Microsecond)
+	}
+	seen := make(map[string]bool, 4)
+	orgs := make([]string, 0, 4)
+	for _, e := range evs {
+		if !seen[e.OrgID] {
+			seen[e.OrgID] = true
+			orgs = append(orgs, e.OrgID)
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		missing, err := s.insertChained(ctx, orgs, evs)
+		if err != nil {
+			return fmt.Errorf("recording %d audit events: %w", len(evs), err)
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		if attempt > 0 {
+			return fmt.Errorf("recording %d audit events: the chain tip of org %s is missing", len(evs), missing[0])
+		}
+		// An organization's first event: its tip starts at the genesis,
+		// created outside the batch's transaction (so that it never waits
+		// for another batch while holding tips).
+		if _, err := s.pool.Exec(ctx, `INSERT INTO audit_chain_state (org_id, last_seq, last_id, last_hash)
+			SELECT o::uuid, 0, 0, $2 FROM unnest($1::text[]) AS o ON CONFLICT DO NOTHING`, missing, auditchain.Genesis); err != nil {
+			return fmt.Errorf("starting audit chains: %w", err)
+		}
+	}
+}
+
+// insertChained is one attempt of InsertEvents, on one connection in two
+// round trips: BEGIN, lock the tips and draw the ids; then insert, move the
+// tips and COMMIT. It returns the organizations that have no tip yet
+// (nothing is written then).
+func (s *Store) insertChained(ctx context.Context, orgs []string, evs []*auditchain.Event) (missing []string, err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("acquiring a connection: %w", err)
+	}
+	// A connection released inside a transaction is closed by the pool,
+	// so a failed ROLLBACK cannot leak the transaction.
+	defer conn.Release()
+	committed := false
+	defer func() {
+		if !committed {
+			_, _ = conn.Exec(ctx, "ROLLBACK")
+		}
+	}()
+
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(`SELECT u.o, t.org_id::text, t.last_seq, t.last_id, t.last_hash
+		FROM unnest($1::text[]) AS u(o) JOIN audit_chain_state t ON t.org_id = u.o::uuid
+		ORDER BY t.org_id FOR UPDATE OF t`, orgs)
+	b.Queue(`SELECT nextval(pg_get_serial_sequence('audit_events', 'id')) FROM generate_series(1, $1::int)`, len(evs))
+	br := conn.SendBatch(ctx, b)
+	tips, uniq, err := readTips(br, len(orgs))
+	if err != nil {
+		return nil, err
+	}
+	ids, err := readIDs(br, len(evs))
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	if err := br.Close(); err != nil {
+		return nil, fmt.Errorf("locking chain tips: %w", err)
+	}
+	for _, o := range orgs {
+		if tips[o] == nil {
+			missing = append(missing, o)
+		}
+	}
+	if len(missing) > 0 {
+		return missing, nil
+	}
+
+	n := len(evs)
+	org, at, req, atype, aid, act, res, out, status, ip, seq, prev, hash :=
+		make([]string, n), make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]int32, n), make([]string, n),
+		make([]int64, n), make([]int64, n), make([][]byte, n)
+	for i, e := range evs {
+		t := tips[e.OrgID]
+		// The chain hashes the organization id as the database spells it.
+		e.OrgID, e.ID, e.ChainSeq, e.PrevID = t.canonical, ids[i], t.seq+1, t.id
+		e.Hash = auditchain.Hash(t.hash, e)
+		t.seq, t.id, t.hash = e.ChainSeq, e.ID, e.Hash
 		org[i], at[i], req[i], atype[i], aid[i] = e.OrgID, e.OccurredAt, e.RequestID, e.ActorType, e.ActorID
 		act[i], res[i], out[i], status[i], ip[i] = e.Action, e.Resource, e.Outcome, int32(e.Status), e.ClientIP
+		seq[i], prev[i], hash[i] = e.ChainSeq, e.PrevID, e.Hash
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO audit_events (org_id, occurred_at, request_id, actor_type, actor_id, action, resource, outcome, status, client_ip)
-		SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::text[])`,
-		org, at, req, atype, aid, act, res, out, status, ip)
+	tOrg, tSeq, tID, tHash := make([]string, len(uniq)), make([]int64, len(uniq)), make([]int64, len(uniq)), make([][]byte, len(uniq))
+	for i, t := range uniq {
+		tOrg[i], tSeq[i], tID[i], tHash[i] = t.canonical, t.seq, t.id, t.hash
+	}
+	b = &pgx.Batch{}
+	b.Queue(`INSERT INTO audit_events (org_id, id, occurred_at, request_id, actor_type, actor_id, action, resource, outcome, status, client_ip,
+			chain_seq, prev_id, hash) OVERRIDING SYSTEM VALUE
+		SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+			$9::text[], $10::int[], $11::text[], $12::bigint[], $13::bigint[], $14::bytea[])`,
+		org, ids, at, req, atype, aid, act, res, out, status, ip, seq, prev, hash)
+	b.Queue(`UPDATE audit_chain_state t SET last_seq = u.seq, last_id = u.id, last_hash = u.hash
+		FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bytea[]) AS u(org, seq, id, hash) WHERE t.org_id = u.org`,
+		tOrg, tSeq, tID, tHash)
+	b.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("inserting chained events: %w", err)
+	}
+	committed = true
+	return nil, nil
+}
+
+// tip is an organization's chain tip while a batch holds its lock.
+type tip struct {
+	canonical string
+	seq, id   int64
+	hash      []byte
+}
+
+// readTips reads the locked tips by the organization id as the events
+// spell it (tips) and once per chain (uniq: two spellings of one id share
+// their tip, so they cannot number one chain twice).
+func readTips(br pgx.BatchResults, n int) (tips map[string]*tip, uniq []*tip, err error) {
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return nil, nil, fmt.Errorf("beginning transaction: %w", err)
+	}
+	rows, err := br.Query()
 	if err != nil {
-		return fmt.Errorf("recording %d audit events: %w", n, err)
+		br.Close()
+		return nil, nil, fmt.Errorf("locking chain tips: %w", err)
 	}
-	return nil
+	tips = make(map[string]*tip, n)
+	byCanonical := make(map[string]*tip, n)
+	for rows.Next() {
+		var o string
+		t := &tip{}
+		if err := rows.Scan(&o, &t.canonical, &t.seq, &t.id, &t.hash); err != nil {
+			rows.Close()
+			br.Close()
+			return nil, nil, fmt.Errorf("reading chain tips: %w", err)
+		}
+		if u, ok := byCanonical[t.canonical]; ok {
+			t = u
+		} else {
+			byCanonical[t.canonical] = t
+			uniq = append(uniq, t)
+		}
+		tips[o] = t
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		br.Close()
+		return nil, nil, fmt.Errorf("locking chain tips: %w", err)
+	}
+	return tips, uniq, nil
+}
+
+func readIDs(br pgx.BatchResults, n int) ([]int64, error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, fmt.Errorf("drawing event ids: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("drawing event ids: %w", err)
+	}
+	if len(ids) != n {
+		return nil, fmt.Errorf("drawing event ids: got %d, want %d", len(ids), n)
+	}
+	return ids, nil
 }
 
 const eventColumns = `org_id, id, occurred_at, request_id, actor_type, actor_id, action, resource, outcome, status, client_ip,
@@ -138,24 +308,21 @@ type ChainHead struct {
 	Hash    []byte
 }
 
-// SealChain chains up to max unsealed events of orgID in insertion order,
-// under a per-organization advisory lock so that one replica at a time
-// extends a chain. It returns the new head (ok false when another replica
-// holds the lock or nothing was sealed).
-func (s *Store) SealChain(ctx context.Context, orgID string, max int) (head ChainHead, ok bool, err error) {
+// SealChain chains up to max events of orgID that were inserted unsealed
+// (those a write records in its own transaction, and any left from before
+// events were chained as they are inserted), in insertion order after the
+// chain's tip, under the same lock on the tip that InsertEvents takes. It
+// returns the new head and how many events it chained.
+func (s *Store) SealChain(ctx context.Context, orgID string, max int) (head ChainHead, n int, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		var locked bool
-		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended('ocv-audit:' || $1, 0))`, orgID).Scan(&locked); err != nil {
-			return fmt.Errorf("locking chain: %w", err)
+		if _, err := tx.Exec(ctx, `INSERT INTO audit_chain_state (org_id, last_seq, last_id, last_hash) VALUES ($1, 0, 0, $2)
+			ON CONFLICT DO NOTHING`, orgID, auditchain.Genesis); err != nil {
+			return fmt.Errorf("starting the chain: %w", err)
 		}
-		if !locked {
-			return nil
-		}
-		head = ChainHead{OrgID: orgID, Hash: auditchain.Genesis}
-		err := tx.QueryRow(ctx, `SELECT last_seq, last_id, last_hash FROM audit_chain_state WHERE org_id = $1`, orgID).
-			Scan(&head.Seq, &head.EventID, &head.Hash)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("reading chain state: %w", err)
+		head = ChainHead{OrgID: orgID}
+		if err := tx.QueryRow(ctx, `SELECT last_seq, last_id, last_hash FROM audit_chain_state WHERE org_id = $1 FOR UPDATE`, orgID).
+			Scan(&head.Seq, &head.EventID, &head.Hash); err != nil {
+			return fmt.Errorf("locking the chain tip: %w", err)
 		}
 		evs, err := collectEvents(tx.Query(ctx, `SELECT `+eventColumns+` FROM audit_events
 			WHERE org_id = $1 AND chain_seq IS NULL ORDER BY id LIMIT $2`, orgID, max))
@@ -174,15 +341,17 @@ func (s *Store) SealChain(ctx context.Context, orgID string, max int) (head Chai
 			WHERE a.org_id = $1 AND a.id = u.id`, orgID, ids, seqs, prevs, hashes); err != nil {
 			return fmt.Errorf("sealing events: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO audit_chain_state (org_id, last_seq, last_id, last_hash) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (org_id) DO UPDATE SET last_seq = $2, last_id = $3, last_hash = $4`,
+		if _, err := tx.Exec(ctx, `UPDATE audit_chain_state SET last_seq = $2, last_id = $3, last_hash = $4 WHERE org_id = $1`,
 			orgID, head.Seq, head.EventID, head.Hash); err != nil {
 			return fmt.Errorf("saving chain state: %w", err)
 		}
-		ok = true
+		n = len(evs)
 		return nil
 	})
-	return head, ok, err
+	if err != nil {
+		return ChainHead{}, 0, err
+	}
+	return head, n, nil
 }
 
 // SignedHead is a chain head signed by the enclave.

@@ -26,15 +26,61 @@ type responseDeadlineConn struct {
 	net.Conn
 	timeout time.Duration
 	off     atomic.Bool
+	outage  *outage
+	// cancelled is set while pgx holds a deadline of its own on the
+	// connection (the caller's context ended): a timeout then is the
+	// caller's, not the database's silence.
+	cancelled atomic.Bool
+}
+
+// OutageHold is how long, after a connection found PostgreSQL silent, the
+// other connections of its pool fail at once instead of each
+// waiting DefaultResponseTimeout again: a request meets at most one full
+// wait, not one per idle connection that pgxpool pings before use.
+const OutageHold = 5 * time.Second
+
+// errOutage is a call refused while the hold after an outage lasts.
+var errOutage = errors.New("PostgreSQL left a connection unanswered within the last few seconds")
+
+// outage is the time until which a pool's connections fail fast.
+type outage struct{ until atomic.Int64 }
+
+func (o *outage) trip() { o.until.Store(time.Now().Add(OutageHold).UnixNano()) }
+
+func (o *outage) holding() bool { return o != nil && time.Now().UnixNano() < o.until.Load() }
+
+// SetDeadline is pgx's: it sets one when the caller's context ends and
+// clears it afterwards.
+func (c *responseDeadlineConn) SetDeadline(t time.Time) error {
+	c.cancelled.Store(!t.IsZero())
+	return c.Conn.SetDeadline(t)
 }
 
 func (c *responseDeadlineConn) Write(b []byte) (int, error) {
 	if !c.off.Load() {
+		if c.outage.holding() {
+			return 0, &lostConnError{err: errOutage}
+		}
 		if err := c.Conn.SetReadDeadline(time.Now().Add(c.timeout)); err != nil {
-			return 0, err
+			return 0, &lostConnError{err: err}
 		}
 	}
-	return c.Conn.Write(b)
+	n, err := c.Conn.Write(b)
+	if err != nil {
+		err = &lostConnError{err: err}
+	}
+	return n, err
+}
+
+// silent starts the pool's outage hold for err, a wait that timed out,
+// unless the caller's context caused it or the connection waits unbounded
+// (a listener). A broken connection does not start it: a stopped server
+// refuses at once anyway, and pgx's cancel requests end in EOF.
+func (c *responseDeadlineConn) silent(err error) error {
+	if c.outage != nil && !c.cancelled.Load() && !c.off.Load() {
+		c.outage.trip()
+	}
+	return err
 }
 
 func (c *responseDeadlineConn) Read(b []byte) (int, error) {
@@ -43,11 +89,23 @@ func (c *responseDeadlineConn) Read(b []byte) (int, error) {
 		err = c.Conn.SetReadDeadline(time.Now().Add(c.timeout))
 	}
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		err = &noAnswerError{err: err}
+	switch {
+	case err == nil:
+	case errors.As(err, &ne) && ne.Timeout():
+		err = c.silent(&noAnswerError{err: err})
+	default:
+		err = &lostConnError{err: err}
 	}
 	return n, err
 }
+
+// lostConnError is a read or write on a connection to PostgreSQL that
+// broke (the server stopped, crashed or reset it): like noAnswerError it
+// marks the error as the database's (Unavailable).
+type lostConnError struct{ err error }
+
+func (e *lostConnError) Error() string { return "connection to PostgreSQL lost: " + e.err.Error() }
+func (e *lostConnError) Unwrap() error { return e.err }
 
 // noAnswerError is a read that timed out waiting for PostgreSQL: it marks
 // the error as the database's (Unavailable) rather than any network
@@ -69,18 +127,24 @@ func (c *responseDeadlineConn) setBounded(on bool) {
 }
 
 // withResponseDeadline makes cfg dial connections that bound every wait
-// for an answer by timeout, and bounds connecting by it too.
+// for an answer by timeout, and bounds connecting by it too. Once one of
+// them times out, the others fail at once for OutageHold (the
+// database is known to be away; Unavailable, 503 with Retry-After).
 func withResponseDeadline(cfg *pgconn.Config, timeout time.Duration) {
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > timeout {
 		cfg.ConnectTimeout = timeout
 	}
 	dial := cfg.DialFunc
+	o := &outage{}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if o.holding() {
+			return nil, errOutage
+		}
 		conn, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		return &responseDeadlineConn{Conn: conn, timeout: timeout}, nil
+		return &responseDeadlineConn{Conn: conn, timeout: timeout, outage: o}, nil
 	}
 }
 
@@ -91,19 +155,20 @@ func setBounded(pc *pgconn.PgConn, on bool) {
 	}
 }
 
-// Unavailable reports whether err says PostgreSQL could not be reached or
-// did not answer in time (rather than refusing the statement): the caller
+// Unavailable reports whether err says PostgreSQL could not be reached, did
+// not answer in time or dropped the connection (rather than refusing the statement): the caller
 // answers 503 and the client may retry. Only errors that name the database
 // count: a network error of another peer (the enclave, a chain) is not
 // the database's.
 func Unavailable(err error) bool {
 	var ce *pgconn.ConnectError
 	var na *noAnswerError
+	var lost *lostConnError
 	var pe *pgconn.PgError
 	switch {
 	case err == nil:
 		return false
-	case errors.As(err, &ce), errors.As(err, &na):
+	case errors.As(err, &ce), errors.As(err, &na), errors.As(err, &lost):
 		return true
 	case errors.As(err, &pe):
 		// Class 08 (connection exception) and 57P01-57P03 (shutdown,

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -71,9 +73,66 @@ func TestUnavailable(t *testing.T) {
 		{&pgconn.PgError{Code: "08006"}, true},
 		{context.DeadlineExceeded, false},
 		{&noAnswerError{err: context.DeadlineExceeded}, true},
+		{io.ErrUnexpectedEOF, false}, // another peer's broken connection
+		{fmt.Errorf("receiving: %w", &lostConnError{err: io.EOF}), true},
 	} {
 		if got := Unavailable(tt.err); got != tt.want {
 			t.Errorf("Unavailable(%v) = %v, want %v", tt.err, got, tt.want)
 		}
+	}
+}
+
+// A server that closes the connection (a stopped PostgreSQL) breaks the
+// read as the database's: Unavailable.
+func TestResponseDeadlineConnLost(t *testing.T) {
+	client, server := net.Pipe()
+	c := &responseDeadlineConn{Conn: client, timeout: time.Minute}
+	_ = server.Close()
+	if _, err := c.Read(make([]byte, 1)); !Unavailable(err) {
+		t.Fatalf("read on a closed connection = %v, want Unavailable", err)
+	}
+	if _, err := c.Write([]byte("x")); !Unavailable(err) {
+		t.Fatalf("write on a closed connection = %v, want Unavailable", err)
+	}
+}
+
+// After one connection waited its full deadline on a silent server, the
+// other connections of the pool fail at once (no chain of full waits, one
+// per idle connection pinged); a timeout the caller's context caused (pgx
+// sets its own deadline) starts no hold.
+func TestOutageHold(t *testing.T) {
+	pipe := func(o *outage) *responseDeadlineConn {
+		client, server := net.Pipe()
+		t.Cleanup(func() { _ = client.Close(); _ = server.Close() })
+		go func() { _, _ = io.Copy(io.Discard, server) }() // a server that reads and never answers
+		return &responseDeadlineConn{Conn: client, timeout: 50 * time.Millisecond, outage: o}
+	}
+	for name, tt := range map[string]struct {
+		callerCancelled bool
+		wantHold        bool
+	}{
+		"the server is silent":               {false, true},
+		"the caller's context was cancelled": {true, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := &outage{}
+			first := pipe(o)
+			if _, err := first.Write([]byte("query")); err != nil {
+				t.Fatal(err)
+			}
+			if tt.callerCancelled {
+				_ = first.SetDeadline(time.Now())
+			}
+			if _, err := first.Read(make([]byte, 1)); !Unavailable(err) {
+				t.Fatalf("read = %v, want a timeout", err)
+			}
+			_, err := pipe(o).Write([]byte("query"))
+			if held := errors.Is(err, errOutage); held != tt.wantHold {
+				t.Fatalf("second connection's write = %v, want hold %v", err, tt.wantHold)
+			}
+			if tt.wantHold && !Unavailable(err) {
+				t.Fatalf("a held call is Unavailable: %v", err)
+			}
+		})
 	}
 }

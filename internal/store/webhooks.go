@@ -37,8 +37,24 @@ type DeliveryRecord struct {
 	LastError     *string
 	NextAttemptAt time.Time
 	History       []byte
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// Replays is how often the delivery was replayed; ReplayedAt is when
+	// it last was (nil if never).
+	Replays    int
+	ReplayedAt *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// deliveryColumns are the columns scanDelivery reads, over webhook_deliveries
+// d joined with events e.
+const deliveryColumns = `d.id::text, d.event_id::text, e.name, d.status, d.attempt, d.last_status,
+	d.last_error, d.next_attempt_at, d.history, d.replays, d.replayed_at, d.created_at, d.updated_at`
+
+func scanDelivery(row pgx.Row) (DeliveryRecord, error) {
+	var d DeliveryRecord
+	err := row.Scan(&d.ID, &d.EventID, &d.Event, &d.Status, &d.Attempt, &d.LastStatus, &d.LastError,
+		&d.NextAttemptAt, &d.History, &d.Replays, &d.ReplayedAt, &d.CreatedAt, &d.UpdatedAt)
+	return d, err
 }
 
 const webhookColumns = `org_id, id, url, events, description, is_active, secret, created_by, created_at, updated_at`
@@ -137,8 +153,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, orgID, id string, ev *auditch
 
 // RecentDeliveries returns a webhook's latest deliveries, newest first.
 func (s *Store) RecentDeliveries(ctx context.Context, orgID, webhookID string, limit int) ([]DeliveryRecord, error) {
-	rows, err := s.pool.Query(ctx, `SELECT d.id::text, d.event_id::text, e.name, d.status, d.attempt, d.last_status,
-		d.last_error, d.next_attempt_at, d.history, d.created_at, d.updated_at
+	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+`
 		FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
 		WHERE d.org_id = $1 AND d.webhook_id = $2 ORDER BY d.created_at DESC, d.id LIMIT $3`, orgID, webhookID, limit)
 	if err != nil {
@@ -147,9 +162,8 @@ func (s *Store) RecentDeliveries(ctx context.Context, orgID, webhookID string, l
 	defer rows.Close()
 	var out []DeliveryRecord
 	for rows.Next() {
-		var d DeliveryRecord
-		if err := rows.Scan(&d.ID, &d.EventID, &d.Event, &d.Status, &d.Attempt, &d.LastStatus, &d.LastError,
-			&d.NextAttemptAt, &d.History, &d.CreatedAt, &d.UpdatedAt); err != nil {
+		d, err := scanDelivery(rows)
+		if err != nil {
 			return nil, fmt.Errorf("listing deliveries: %w", err)
 		}
 		out = append(out, d)

@@ -255,3 +255,9 @@ var (
 	_ keyvault.KeyWrapper = (*Store)(nil)
 	_ keyvault.MACer      = (*Store)(nil)
 )
+
+// CheckKey reports whether ref exists (keyvault.KeyChecker).
+func (s *Store) CheckKey(ctx context.Context, ref keyvault.KeyRef) error {
+	_, err := s.get(ctx, ref)
+	return err
+}

@@ -22,9 +22,12 @@ type pending struct {
 }
 
 // Committer groups the audit inserts of concurrent requests into shared
-// commits: each worker takes every event waiting, inserts them in one
-// statement and wakes their requests. With two workers one batch commits
-// while the next one gathers.
+// commits: a worker takes every event waiting (up to the maximum batch),
+// inserts them, already chained, in one transaction and wakes their
+// requests. The batch adapts to the load with no timer: a lone request is
+// committed at once, and under load the events that arrive while one batch
+// commits form the next. One worker is the usual choice: a second one's
+// batch would wait on the chain tips the first one holds anyway.
 type Committer struct {
 	db      Inserter
 	queue   chan pending
@@ -36,7 +39,7 @@ type Committer struct {
 }
 
 // NewCommitter starts workers goroutines that insert batches of at most
-// maxBatch events.
+// maxBatch events (Inserter.InsertEvents).
 func NewCommitter(db Inserter, workers, maxBatch int) *Committer {
 	c := &Committer{db: db, queue: make(chan pending, 4096), maxSize: maxBatch}
 	c.donePl.New = func() any { return make(chan error, 1) }

@@ -16,7 +16,7 @@ import (
 // ChainStore is what the sealer needs from storage.
 type ChainStore interface {
 	UnsealedOrgs(ctx context.Context, limit int) ([]string, error)
-	SealChain(ctx context.Context, orgID string, max int) (store.ChainHead, bool, error)
+	SealChain(ctx context.Context, orgID string, max int) (store.ChainHead, int, error)
 	UnsignedOrgs(ctx context.Context, limit int) ([]string, error)
 	LastHead(ctx context.Context, orgID string) (store.SignedHead, bool, error)
 	ChainEvents(ctx context.Context, orgID string, afterSeq int64, limit int) ([]*auditchain.Event, error)
@@ -34,11 +34,14 @@ type HeadSink interface {
 	AppendHead(ctx context.Context, h store.SignedHead) error
 }
 
-// Sealer chains unsealed events of every organization in batches, then has
-// the enclave extend each chain from its last signed head and sign the new
-// one, which it writes to the sink and then to the database. Any number of
-// replicas may run one: a per-organization advisory lock lets one at a time
-// extend a chain, and the enclave signs only heads that extend the last.
+// Sealer runs on a timer. Each run it chains the events that were inserted
+// unsealed (a write's event, recorded in the write's own transaction; the
+// committer's events are chained as they are inserted), then has the
+// enclave extend each chain from its last signed head and sign the new
+// one, which it writes to the sink and then to the database: one enclave
+// call per organization per run, for up to wire.MaxAuditDigests events.
+// Any number of replicas may run one: the lock on a chain's tip orders
+// their chaining, and the enclave signs only heads that extend the last.
 type Sealer struct {
 	db       ChainStore
 	signer   HeadSigner
@@ -74,8 +77,8 @@ func (s *Sealer) Run(ctx context.Context) {
 // sealBatch bounds the events one transaction chains.
 const sealBatch = 5000
 
-// SealOnce chains everything unsealed now, then signs every chain that runs
-// past its last signed head. A head that cannot be signed is a warning and
+// SealOnce chains what was inserted unsealed, then signs every chain that
+// runs past its last signed head. A head that cannot be signed is a warning and
 // a counted failure, and is tried again at the next run from the last head
 // that was kept: nothing is lost, and the enclave's floor keeps a retry
 // from counting events twice.
@@ -85,12 +88,14 @@ func (s *Sealer) SealOnce(ctx context.Context) error {
 		return err
 	}
 	for _, org := range orgs {
+		// Only a full batch means more is waiting: events that arrive
+		// meanwhile wait for the next run, never a loop of small batches.
 		for {
-			_, ok, err := s.db.SealChain(ctx, org, sealBatch)
+			_, n, err := s.db.SealChain(ctx, org, sealBatch)
 			if err != nil {
 				return err
 			}
-			if !ok {
+			if n < sealBatch {
 				break
 			}
 		}

@@ -26,6 +26,10 @@ type memChain struct {
 	evs       []*auditchain.Event // sealed or not, in id order
 	heads     []store.SignedHead
 	failSaves int
+	// sealCalls counts SealChain calls; arrive, when set, adds events
+	// during each one (requests that keep coming).
+	sealCalls int
+	arrive    int
 }
 
 func (m *memChain) add(n int) {
@@ -44,7 +48,9 @@ func (m *memChain) UnsealedOrgs(context.Context, int) ([]string, error) {
 	return nil, nil
 }
 
-func (m *memChain) SealChain(_ context.Context, _ string, max int) (store.ChainHead, bool, error) {
+func (m *memChain) SealChain(_ context.Context, _ string, max int) (store.ChainHead, int, error) {
+	m.sealCalls++
+	defer m.add(m.arrive)
 	head := store.ChainHead{OrgID: testOrg, Hash: auditchain.Genesis}
 	sealed := 0
 	for _, e := range m.evs {
@@ -57,7 +63,7 @@ func (m *memChain) SealChain(_ context.Context, _ string, max int) (store.ChainH
 			head = store.ChainHead{OrgID: testOrg, Seq: e.ChainSeq, EventID: e.ID, Hash: e.Hash}
 		}
 	}
-	return head, sealed > 0, nil
+	return head, sealed, nil
 }
 
 func (m *memChain) UnsignedOrgs(ctx context.Context, _ int) ([]string, error) {
@@ -159,6 +165,24 @@ func TestSealerSignsInBoundedCalls(t *testing.T) {
 	require.Len(t, recs, 3)
 	require.Equal(t, last.Seq, recs[2].Seq)
 	require.Zero(t, s.Failures.Load())
+}
+
+// TestSealerRunsOnceUnderLoad: events that keep arriving while a run
+// chains are left for the next run: one chaining and one enclave call per
+// run, not a loop of small batches; only a full batch is followed at once.
+func TestSealerRunsOnceUnderLoad(t *testing.T) {
+	s, db, enc, _ := newTestSealer(t)
+	db.add(10)
+	db.arrive = 3
+	require.NoError(t, s.SealOnce(context.Background()))
+	require.Equal(t, 1, db.sealCalls)
+	require.Equal(t, 1, enc.calls)
+	require.Equal(t, int64(10), db.heads[0].Seq)
+
+	db.arrive = 0
+	db.add(sealBatch + 1)
+	require.NoError(t, s.SealOnce(context.Background()))
+	require.Equal(t, 3, db.sealCalls)
 }
 
 // TestSealerRetriesFailedHeads: a refused signature and a head the

@@ -1,6 +1,10 @@
 package chainrpc
 
-import "time"
+import (
+	"time"
+
+	"github.com/opencustody/ocv/internal/egress"
+)
 
 // Defaults applied by NewPool to zero Config fields.
 const (
@@ -18,6 +22,11 @@ type Config struct {
 	// Retries is how many times a read is retried after a network error or
 	// timeout (default 2; negative disables retries). Sends are never retried.
 	Retries int
+	// Egress is the outbound policy every connection to a node goes
+	// through (checked at connect time, so an rpc_url whose name later
+	// resolves to a private or metadata address is refused). nil applies
+	// the strict default policy: public addresses on ports 443 and 80.
+	Egress *egress.Policy
 }
 
 // withDefaults returns c with zero fields replaced by the defaults.

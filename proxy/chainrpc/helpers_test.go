@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/opencustody/ocv/internal/egress"
 	"github.com/opencustody/ocv/test/evmnet"
 	"github.com/stretchr/testify/require"
 )
@@ -21,8 +22,14 @@ func startNet(t *testing.T) (*evmnet.Net, *Client) {
 	return n, dialClient(t, n.URL, Config{})
 }
 
+// testEgress admits the loopback nodes and servers of the tests.
+var testEgress = egress.New(egress.Config{AllowLoopback: true})
+
 func dialClient(t *testing.T, rpcURL string, cfg Config) *Client {
 	t.Helper()
+	if cfg.Egress == nil {
+		cfg.Egress = testEgress
+	}
 	p := NewPool(cfg)
 	t.Cleanup(p.Close)
 	c, err := p.Client(context.Background(), rpcURL)

@@ -3,17 +3,21 @@ package chainrpc
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/opencustody/ocv/internal/egress"
 )
 
 // Pool dials each RPC URL once and hands out the cached Client. It is safe for
 // concurrent use.
 type Pool struct {
 	cfg Config
+	hc  *http.Client // through cfg.Egress; per-call deadlines come from contexts
 
 	mu      sync.Mutex
 	closed  bool
@@ -30,11 +34,17 @@ type poolEntry struct {
 // NewPool returns an empty Pool whose clients use cfg (zero fields take the
 // defaults).
 func NewPool(cfg Config) *Pool {
-	return &Pool{cfg: cfg.withDefaults(), clients: make(map[string]*poolEntry)}
+	cfg = cfg.withDefaults()
+	if cfg.Egress == nil {
+		cfg.Egress = egress.New(egress.Config{})
+	}
+	return &Pool{cfg: cfg, hc: cfg.Egress.Client(0), clients: make(map[string]*poolEntry)}
 }
 
-// Client returns the Client for rpcURL, dialing it on first use. Only http,
-// https, ws and wss URLs are accepted (no IPC paths). Concurrent first calls
+// Client returns the Client for rpcURL, dialing it on first use. Only http
+// and https URLs are accepted (no IPC paths, and no websockets, whose dialer
+// would not go through the outbound policy); the URL and every connection
+// are judged by Config.Egress. Concurrent first calls
 // for one URL share a single dial; a failed dial is not cached.
 func (p *Pool) Client(ctx context.Context, rpcURL string) (*Client, error) {
 	p.mu.Lock()
@@ -77,18 +87,23 @@ func (p *Pool) dial(ctx context.Context, rpcURL string) (*Client, error) {
 		return nil, fmt.Errorf("%w: unparsable", ErrInvalidURL)
 	}
 	switch u.Scheme {
-	case "http", "https", "ws", "wss":
+	case "http", "https":
 	default:
 		// Why: rpc.Dial treats anything else as an IPC socket path.
-		return nil, fmt.Errorf("%w: scheme must be http, https, ws or wss", ErrInvalidURL)
+		return nil, fmt.Errorf("%w: scheme must be http or https", ErrInvalidURL)
 	}
 	if u.Host == "" {
 		return nil, fmt.Errorf("%w: no host", ErrInvalidURL)
 	}
+	if err := p.cfg.Egress.CheckURL(rpcURL); err != nil {
+		// The refusal names at most the host or the port, never the
+		// path or query where providers put their keys.
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+	}
 	red := newRedactor(rpcURL)
 	dctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
-	rc, err := rpc.DialOptions(dctx, rpcURL)
+	rc, err := rpc.DialOptions(dctx, rpcURL, rpc.WithHTTPClient(p.hc))
 	if err != nil {
 		return nil, fmt.Errorf("dialing: %w", red.newError(ctx, "dial", err))
 	}

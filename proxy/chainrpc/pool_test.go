@@ -29,7 +29,7 @@ func signedRaw(t *testing.T) []byte {
 }
 
 func TestPoolCachesPerURL(t *testing.T) {
-	p := NewPool(Config{})
+	p := NewPool(Config{Egress: testEgress})
 	t.Cleanup(p.Close)
 	ctx := context.Background()
 
@@ -56,7 +56,7 @@ func TestPoolCachesPerURL(t *testing.T) {
 }
 
 func TestPoolClose(t *testing.T) {
-	p := NewPool(Config{})
+	p := NewPool(Config{Egress: testEgress})
 	c, err := p.Client(context.Background(), "http://127.0.0.1:1/a")
 	require.NoError(t, err)
 	p.Close()

@@ -109,6 +109,11 @@ func (h *Handlers) AdminPutSetting(w http.ResponseWriter, r *http.Request) error
 // putSetting stores a checked value, audited, and answers with view(stored).
 func (h *Handlers) putSetting(w http.ResponseWriter, r *http.Request, key string, value json.RawMessage,
 	view func(store.Setting) any) error {
+	if key == x402SettingKey {
+		if err := h.checkX402Outbound(value); err != nil {
+			return err
+		}
+	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("settings/" + key)
 	st, err := h.Admin.PutSetting(r.Context(), key, value, principal(r).ID, entry.Prepare(http.StatusOK))

@@ -43,7 +43,7 @@ func (h *Handlers) AgentToken(w http.ResponseWriter, r *http.Request) error {
 	entry := auditlog.FromContext(r.Context())
 	entry.SetOrg(a.OrgID, "anonymous", "")
 	entry.SetResource("agent/" + a.ID)
-	now := time.Now()
+	now := h.now()
 	if a.Status != store.AgentActive || (a.APIKeyExpiresAt != nil && !now.Before(*a.APIKeyExpiresAt)) {
 		return errBadAgentKey
 	}

@@ -3,7 +3,6 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
-	"time"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/enclave/wire"
@@ -60,7 +59,7 @@ func (h *Handlers) RotateAgentKey(w http.ResponseWriter, r *http.Request) error 
 	if _, err := decodeOptionalJSON(r, &in); err != nil {
 		return err
 	}
-	if in.APIKeyExpiresAt != nil && !in.APIKeyExpiresAt.After(time.Now()) {
+	if in.APIKeyExpiresAt != nil && !in.APIKeyExpiresAt.After(h.now()) {
 		return badField("api_key_expires_at", "must be in the future")
 	}
 	if err := h.agentCutoffFirst(r, id, 0); err != nil {

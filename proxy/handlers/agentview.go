@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math/big"
-	"time"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/chain/evm"
@@ -53,7 +52,7 @@ func agentCreatedView(a store.Agent, key string) api.AgentCreated {
 // tx_spent_today_eth.
 func (h *Handlers) withUsage(ctx context.Context, a store.Agent) (api.Agent, error) {
 	v := agentView(a)
-	count, spent, err := h.Txs.AgentTxToday(ctx, a.OrgID, a.ID, time.Now())
+	count, spent, err := h.Txs.AgentTxToday(ctx, a.OrgID, a.ID, h.now())
 	if err != nil {
 		return api.Agent{}, err
 	}

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
@@ -34,7 +33,7 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()) {
+	if in.ExpiresAt != nil && !in.ExpiresAt.After(h.now()) {
 		return problem.BadRequest(problem.TypeInvalidRequest, "expires_at must be in the future")
 	}
 	key, hash, err := auth.NewOpaque(auth.APIKeyPrefix)

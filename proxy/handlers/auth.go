@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/mail"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -106,8 +105,8 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 		entry.SetOrg(m.OrgID, "anonymous", "")
 		entry.SetResource("user/" + u.ID)
 	}
-	if time.Now().Before(u.LockedUntil) {
-		return accountLocked(w, u.LockedUntil)
+	if h.now().Before(u.LockedUntil) {
+		return h.accountLocked(w, u.LockedUntil)
 	}
 	if u.ID == "" {
 		// An unknown user costs one derivation too: same cost, same answer.
@@ -145,7 +144,7 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		return accountLocked(w, locked.LockedUntil)
+		return h.accountLocked(w, locked.LockedUntil)
 	}
 	if err != nil {
 		return err

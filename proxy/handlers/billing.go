@@ -72,7 +72,7 @@ func (h *Handlers) BillingSubscription(w http.ResponseWriter, r *http.Request) e
 		return errNoMetering
 	}
 	org := principal(r).OrgID
-	now := time.Now().UTC()
+	now := h.now().UTC()
 	intents, err := h.Txs.CountAgentTxsSince(r.Context(), org, time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		return err

@@ -92,6 +92,9 @@ func (h *Handlers) AdminPutChain(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := h.checkOutboundURL("rpc_url", c.RPCURL); err != nil {
+		return err
+	}
 	entry := auditlog.FromContext(r.Context())
 	entry.SetResource("chains/" + c.ID)
 	status := http.StatusOK // the audited status: a create racing another one may record 200

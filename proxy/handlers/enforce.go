@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
-	"time"
 
 	"github.com/opencustody/ocv/api/problem"
 	"github.com/opencustody/ocv/internal/store"
@@ -59,7 +58,7 @@ func (h *Handlers) accessOf(ctx context.Context, p auth.Principal, clientIP, vau
 		_ = ps[i].Prepare() // an invalid policy is kept: Evaluate denies on it
 	}
 	c.policies = ps
-	c.req = policy.Request{PrincipalType: p.Type, PrincipalID: p.ID, Now: time.Now()}
+	c.req = policy.Request{PrincipalType: p.Type, PrincipalID: p.ID, Now: h.now()}
 	if ip, err := netip.ParseAddr(clientIP); err == nil {
 		c.req.ClientIP = ip
 	}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"time"
+	"unicode/utf8"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
@@ -91,7 +91,7 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *api.EnvVarsRes
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := h.now()
 	for _, s := range secs {
 		if l.prefix == EnvPrefix && strings.HasPrefix(s.Path, EnvBranchPrefix) {
 			continue // branch overrides are their own layer
@@ -136,8 +136,20 @@ func (h *Handlers) resolveLayer(r *http.Request, l envLayer, out *api.EnvVarsRes
 			out.Denied = append(out.Denied, entry)
 			continue
 		}
+		if errors.Is(err, wire.ErrKEKDestroyed) {
+			entry.Reason = problem.TypeKEKDestroyed
+			out.Skipped = append(out.Skipped, entry)
+			continue
+		}
 		if err != nil {
 			return err
+		}
+		if !utf8.Valid(plain) {
+			// An environment variable is text; a binary value is never
+			// altered into one.
+			entry.Reason = "binary value (read it with its encoding from the secrets API)"
+			out.Skipped = append(out.Skipped, entry)
+			continue
 		}
 		out.Variables[name] = string(plain)
 		out.Sources[name] = l.source

@@ -10,6 +10,7 @@ import (
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/auditchain"
+	"github.com/opencustody/ocv/internal/egress"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/intents"
@@ -81,6 +82,9 @@ type Deps struct {
 	Keys     SigningKeyStore
 	Txs      TxStore
 	Pinger   Pinger
+	// Clock is the one time source of every expiry decision (the
+	// database's clock, store.Clock.Now); nil (unit tests) is time.Now.
+	Clock func() time.Time
 
 	Enclave  Enclave
 	Minter   *auth.Minter
@@ -91,6 +95,10 @@ type Deps struct {
 	// Webhooks are the destination checks of webhook URLs (AllowLoopback
 	// is TEST ONLY).
 	Webhooks webhooks.Options
+	// Egress is the outbound policy that admin-set URLs (a chain's rpc_url,
+	// the x402 facilitator_url) are judged by when they are set; nil is the
+	// strict default.
+	Egress *egress.Policy
 	// IPRulesChanged, when set, is called after an organization's IP rules
 	// changed (the proxy drops its cached copy on this replica at once).
 	IPRulesChanged func(orgID string)

@@ -5,20 +5,91 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
+	"github.com/opencustody/ocv/proxy/httperr"
 )
 
-// Health answers GET /v1/health: the proxy is up and its database answers.
+// HealthCheckTimeout bounds each dependency check of /v1/health; the
+// checks run concurrently, so the answer comes within about this long
+// whatever state the dependencies are in.
+const HealthCheckTimeout = 2 * time.Second
+
+// Health answers GET /v1/health: 200 when the database and the enclave
+// (attested, its HSM answering) both answer within HealthCheckTimeout, else
+// 503 naming the one that did not.
 func (h *Handlers) Health(w http.ResponseWriter, r *http.Request) error {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), HealthCheckTimeout)
 	defer cancel()
-	if err := h.Pinger.Ping(ctx); err != nil {
-		return writeJSON(w, http.StatusServiceUnavailable, api.Health{Status: "unavailable", Reason: "database unreachable"})
+	db, enc := make(chan api.HealthCheck, 1), make(chan api.HealthCheck, 1)
+	go func() { db <- h.checkDatabase(ctx) }()
+	go func() { enc <- h.checkEnclave(ctx) }()
+	out := api.Health{Status: "ok", Checks: api.HealthChecks{Database: awaitCheck(ctx, db), Enclave: awaitCheck(ctx, enc)}}
+	var down []string
+	for _, c := range []struct {
+		name  string
+		check api.HealthCheck
+	}{{"database", out.Checks.Database}, {"enclave", out.Checks.Enclave}} {
+		if c.check.Status != "ok" {
+			down = append(down, c.name+": "+c.check.Reason)
+		}
 	}
-	return writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
+	if len(down) > 0 {
+		out.Status, out.Reason = "unavailable", strings.Join(down, "; ")
+		w.Header().Set("Retry-After", strconv.Itoa(httperr.RetryAfterSeconds))
+		return writeJSON(w, http.StatusServiceUnavailable, out)
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// awaitCheck is the result of a check, or unavailable once ctx ends first
+// (a check stuck on a frozen dependency never holds the answer).
+func awaitCheck(ctx context.Context, ch <-chan api.HealthCheck) api.HealthCheck {
+	select {
+	case c := <-ch: // a result already there wins over the deadline
+		return c
+	default:
+	}
+	select {
+	case c := <-ch:
+		return c
+	case <-ctx.Done():
+		return api.HealthCheck{Status: "unavailable", Reason: "no answer within " + HealthCheckTimeout.String()}
+	}
+}
+
+func (h *Handlers) checkDatabase(ctx context.Context) api.HealthCheck {
+	if err := h.Pinger.Ping(ctx); err != nil {
+		if ctx.Err() != nil {
+			return api.HealthCheck{Status: "unavailable", Reason: "no answer within " + HealthCheckTimeout.String()}
+		}
+		return api.HealthCheck{Status: "unavailable", Reason: "unreachable"}
+	}
+	return api.HealthCheck{Status: "ok"}
+}
+
+func (h *Handlers) checkEnclave(ctx context.Context) api.HealthCheck {
+	if st := h.Enclave.State(); !st.Attested {
+		reason := "not attested"
+		if st.Reason != "" {
+			reason += ": " + st.Reason
+		}
+		return api.HealthCheck{Status: "unavailable", Reason: reason}
+	}
+	hr, err := h.Enclave.Health(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return api.HealthCheck{Status: "unavailable", Reason: "no answer within " + HealthCheckTimeout.String()}
+	case err != nil:
+		return api.HealthCheck{Status: "unavailable", Reason: "health check failed"}
+	case hr.HSM != "ok":
+		return api.HealthCheck{Status: "unavailable", Reason: "HSM: " + hr.Detail}
+	}
+	return api.HealthCheck{Status: "ok"}
 }
 
 // HSMHealth answers GET /v1/health/hsm: whether the enclave is attested and

@@ -84,8 +84,8 @@ func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // accountLocked is the 401 for a locked account; Retry-After says when to
 // try again.
-func accountLocked(w http.ResponseWriter, until time.Time) error {
-	secs := int64(math.Ceil(time.Until(until).Seconds()))
+func (h *Handlers) accountLocked(w http.ResponseWriter, until time.Time) error {
+	secs := int64(math.Ceil(until.Sub(h.now()).Seconds()))
 	if secs < 1 {
 		secs = 1
 	}
@@ -107,7 +107,7 @@ func (h *Handlers) passwordFailed(w http.ResponseWriter, r *http.Request, userID
 		return err
 	}
 	if !until.IsZero() {
-		return accountLocked(w, until)
+		return h.accountLocked(w, until)
 	}
 	return fail
 }
@@ -125,7 +125,7 @@ func (h *Handlers) newRefreshToken() (string, store.RefreshToken, error) {
 	if err != nil {
 		return "", store.RefreshToken{}, err
 	}
-	return tok, store.RefreshToken{ID: newID(), Hash: hash, ExpiresAt: time.Now().Add(h.Identity.RefreshTTL)}, nil
+	return tok, store.RefreshToken{ID: newID(), Hash: hash, ExpiresAt: h.now().Add(h.Identity.RefreshTTL)}, nil
 }
 
 // errReader fails a read with err after the bytes already read.

@@ -44,7 +44,7 @@ func (h *Handlers) sealAgentRecord(r *http.Request, orgID, agentID, token string
 	if err != nil {
 		return
 	}
-	c, err := h.agentClaims(r, a, time.Now())
+	c, err := h.agentClaims(r, a, h.now())
 	if err != nil {
 		return
 	}

@@ -82,7 +82,7 @@ func (h *Handlers) InviteMember(w http.ResponseWriter, r *http.Request) error {
 	if userID == "" {
 		userID = uuid.Must(uuid.NewV7()).String()
 	}
-	expires := time.Now().Add(InviteTTL).UTC().Truncate(time.Second)
+	expires := h.now().Add(InviteTTL).UTC().Truncate(time.Second)
 	if err := h.sealInvitation(r, id, userID, email, *in.Role, hash, expires, exists); err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func (h *Handlers) AcceptInvitation(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := h.now()
 	if !now.Before(inv.ExpiresAt) {
 		return problem.New(http.StatusGone, problem.TypeGone, "the invitation has expired; ask for a new one")
 	}
@@ -136,7 +136,7 @@ func (h *Handlers) AcceptInvitation(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	if !newUser && now.Before(u.LockedUntil) {
-		return accountLocked(w, u.LockedUntil)
+		return h.accountLocked(w, u.LockedUntil)
 	}
 	hash := ""
 	if newUser {

@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/api/problem"
@@ -33,8 +32,8 @@ func (h *Handlers) ChangePassword(w http.ResponseWriter, r *http.Request) error 
 	if u.PasswordHash == "" {
 		return problem.BadRequest(problem.TypeInvalidRequest, "no password is set; use POST /v1/auth/set-password")
 	}
-	if time.Now().Before(u.LockedUntil) {
-		return accountLocked(w, u.LockedUntil)
+	if h.now().Before(u.LockedUntil) {
+		return h.accountLocked(w, u.LockedUntil)
 	}
 	err = verifyPassword(r.Context(), u.PasswordHash, *in.CurrentPassword)
 	if errors.Is(err, auth.ErrPasswordMismatch) {

@@ -3,6 +3,9 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,7 +42,7 @@ func validateSecretWrite(in api.SecretWrite, now time.Time) error {
 	case !SecretTypes[*in.Type]:
 		return problem.BadRequest(problem.TypeInvalidRequest,
 			"type must be one of api_key, password, private_key, ssh_key, payment_card, gift_card, certificate, token, generic")
-	case len(*in.Value) > MaxValueBytes:
+	case len(*in.Value) > maxEncodedValue:
 		return problem.BadRequest(problem.TypeInvalidRequest, "value must be at most 524288 bytes")
 	case len(in.Metadata) > maxMetadataKeys:
 		return problem.BadRequest(problem.TypeInvalidRequest, "metadata may hold at most 64 keys")
@@ -86,8 +89,19 @@ func intentsKeyBlocked(p auth.Principal, typ string) bool {
 // openSecret has the enclave decrypt the stored value of sec with the
 // authority of the caller c (its token and address), deciding again from
 // access's sealed policy set.
+//
+// A value whose KEK version is gone from the HSM answers 410 kek_destroyed
+// naming the vault and the version (from the stored row: the enclave's
+// answer is a code only); the error still wraps wire.ErrKEKDestroyed.
 func (h *Handlers) openSecret(ctx context.Context, c enclaveCaller, access *accessCheck, sec store.Secret, sealed store.Sealed) ([]byte, error) {
-	return h.Enclave.Open(ctx, wire.OpenRequest{OrgID: sec.OrgID, VaultID: sec.VaultID, Path: sec.Path,
+	plain, err := h.Enclave.Open(ctx, wire.OpenRequest{OrgID: sec.OrgID, VaultID: sec.VaultID, Path: sec.Path,
 		SecretVersion: sec.Version, WrappedDEK: sealed.WrappedDEK, Ciphertext: sealed.Ciphertext,
 		Token: c.Token, ClientIP: c.ClientIP, PolicySet: access.set, PolicyMAC: access.mac})
+	if errors.Is(err, wire.ErrKEKDestroyed) {
+		return nil, errors.Join(err, problem.New(http.StatusGone, problem.TypeKEKDestroyed, fmt.Sprintf(
+			"the key-encryption key of vault %s, version %d (HSM key kek/%s/%s v%d), is gone from the HSM: "+
+				"this value was sealed under it and can never be read again", sec.VaultID, sealed.KEKVersion,
+			sec.OrgID, sec.VaultID, sealed.KEKVersion)))
+	}
+	return plain, err
 }

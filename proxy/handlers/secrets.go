@@ -48,8 +48,15 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	if err := validateSecretWrite(in, time.Now()); err != nil {
+	if err := validateSecretWrite(in, h.now()); err != nil {
 		return err
+	}
+	value, err := secretValueBytes(*in.Value, in.Encoding)
+	if err != nil {
+		return err
+	}
+	if len(value) > MaxValueBytes {
+		return problem.BadRequest(problem.TypeInvalidRequest, "value must be at most 524288 bytes")
 	}
 	meta, err := secretMetadata(in.Metadata)
 	if err != nil {
@@ -64,7 +71,6 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	entry := auditlog.FromContext(r.Context())
-	value := []byte(*in.Value)
 	sec, created, err := h.Vaults.PutSecret(r.Context(),
 		store.Secret{OrgID: p.OrgID, VaultID: vaultID, Path: path, Type: *in.Type, Metadata: meta, ExpiresAt: in.ExpiresAt},
 		func(ctx context.Context, version uint32) (store.Sealed, error) {
@@ -103,6 +109,10 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	b64, err := wantBase64(r.URL.Query().Get("encoding"))
+	if err != nil {
+		return err
+	}
 	access, err := h.authorize(r, vaultID, path, policy.PermissionRead)
 	if err != nil {
 		return err
@@ -112,7 +122,7 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if sec.ExpiresAt != nil && !time.Now().Before(*sec.ExpiresAt) {
+	if sec.ExpiresAt != nil && !h.now().Before(*sec.ExpiresAt) {
 		return problem.New(http.StatusGone, problem.TypeGone, "the secret expired at "+sec.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	if intentsKeyBlocked(p, sec.Type) {
@@ -127,8 +137,9 @@ func (h *Handlers) GetSecret(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := toSecret(sec)
-	v := string(plain)
-	out.Value = &v
+	v, enc := encodeSecretValue(plain, b64)
+	clear(plain)
+	out.Value, out.Encoding = &v, enc
 	return writeJSON(w, http.StatusOK, out)
 }
 

@@ -43,7 +43,7 @@ func shareGone(detail string) error { return problem.New(http.StatusGone, proble
 func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	entry := auditlog.FromContext(ctx)
-	now := time.Now()
+	now := h.now()
 	addr := shareAddressKey(entry.Event.ClientIP)
 	if err := h.shareAddressBudget(ctx, w, addr, now); err != nil {
 		return err
@@ -143,8 +143,9 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	v, enc := encodeSecretValue(plain, false)
 	return writeJSON(w, http.StatusOK, api.ShareOpened{ShareID: sh.ID, SecretID: sh.SecretID, Path: sh.Path,
-		Type: sec.Type, Version: sec.Version, Value: string(plain), Remaining: left, ExpiresAt: rfc3339(sh.ExpiresAt)})
+		Type: sec.Type, Version: sec.Version, Value: v, Encoding: enc, Remaining: left, ExpiresAt: rfc3339(sh.ExpiresAt)})
 }
 
 // checkShareCredentials checks the passphrase (always derived when the share

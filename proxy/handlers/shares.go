@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -38,7 +37,7 @@ func (h *Handlers) CreateShare(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	now := time.Now()
+	now := h.now()
 	if err := validateShareCreate(&in, now); err != nil {
 		return err
 	}

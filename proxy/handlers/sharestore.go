@@ -33,4 +33,8 @@ type WebhookStore interface {
 	UpdateWebhook(ctx context.Context, orgID, id string, apply func(*store.Webhook) error, ev *auditchain.Event) (store.Webhook, error)
 	DeleteWebhook(ctx context.Context, orgID, id string, ev *auditchain.Event) error
 	RecentDeliveries(ctx context.Context, orgID, webhookID string, limit int) ([]store.DeliveryRecord, error)
+	ListDeliveries(ctx context.Context, orgID, webhookID, status string, after *store.DeliveryCursor, limit int) ([]store.DeliveryRecord, error)
+	ReplayDelivery(ctx context.Context, orgID, webhookID, deliveryID string, ev *auditchain.Event) (store.DeliveryRecord, error)
+	ReplayFailedDeliveries(ctx context.Context, orgID, webhookID string, from, to time.Time, limit int,
+		ev *auditchain.Event) (store.ReplayResult, error)
 }

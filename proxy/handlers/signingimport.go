@@ -8,7 +8,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/btcsuite/btcd/btcutil"
 
@@ -131,8 +130,8 @@ func (h *Handlers) confirmReauth(w http.ResponseWriter, r *http.Request) error {
 	if u.PasswordHash == "" {
 		return errReauthRequired
 	}
-	if time.Now().Before(u.LockedUntil) {
-		return accountLocked(w, u.LockedUntil)
+	if h.now().Before(u.LockedUntil) {
+		return h.accountLocked(w, u.LockedUntil)
 	}
 	err = auth.ErrPasswordMismatch
 	if len(pw) <= maxPasswordBytes {

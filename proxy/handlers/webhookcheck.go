@@ -30,7 +30,7 @@ func (h *Handlers) checkWebhookURL(raw string) error {
 	detail := "url is not an allowed webhook destination"
 	switch {
 	case errors.Is(err, webhooks.ErrUnsupportedScheme):
-		detail = "url must use http or https"
+		detail = "url must use https"
 	case errors.Is(err, webhooks.ErrUserinfo):
 		detail = "url must not carry user credentials"
 	case errors.Is(err, webhooks.ErrEmptyHost), errors.Is(err, webhooks.ErrInvalidHost), errors.Is(err, webhooks.ErrInvalidURL):
@@ -39,6 +39,8 @@ func (h *Handlers) checkWebhookURL(raw string) error {
 		detail = "url names a local, internal or cloud metadata host"
 	case errors.Is(err, webhooks.ErrForbiddenAddress):
 		detail = "url points to a private, loopback, link-local, reserved or metadata address"
+	case errors.Is(err, webhooks.ErrPortNotAllowed):
+		detail = "url port is not allowed (443 and 80 only, unless the operator's OCV_EGRESS_ALLOW lists it)"
 	}
 	return problem.BadRequest(problem.TypeInvalidURL, detail)
 }

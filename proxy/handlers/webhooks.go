@@ -19,9 +19,14 @@ func toWebhook(w store.Webhook) api.Webhook {
 }
 
 func toDelivery(d store.DeliveryRecord) api.WebhookDelivery {
-	return api.WebhookDelivery{ID: d.ID, EventID: d.EventID, Event: d.Event, Status: d.Status,
+	out := api.WebhookDelivery{ID: d.ID, EventID: d.EventID, Event: d.Event, Status: d.Status,
 		Attempt: d.Attempt, LastStatus: d.LastStatus, LastError: d.LastError, NextAttemptAt: rfc3339(d.NextAttemptAt),
-		History: d.History, CreatedAt: rfc3339(d.CreatedAt), UpdatedAt: rfc3339(d.UpdatedAt)}
+		History: d.History, Replays: d.Replays, CreatedAt: rfc3339(d.CreatedAt), UpdatedAt: rfc3339(d.UpdatedAt)}
+	if d.ReplayedAt != nil {
+		at := rfc3339(*d.ReplayedAt)
+		out.ReplayedAt = &at
+	}
+	return out
 }
 
 // CreateWebhook answers POST /v1/webhooks. The signing secret is returned

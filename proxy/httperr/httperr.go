@@ -5,7 +5,9 @@
 package httperr
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/opencustody/ocv/api/problem"
@@ -36,6 +38,9 @@ func Problem(err error) *problem.Problem {
 	case errors.Is(err, wire.ErrIntegrity):
 		return problem.New(http.StatusInternalServerError, problem.TypeIntegrity,
 			"the stored value failed its integrity check and was not decrypted")
+	case errors.Is(err, wire.ErrKEKDestroyed):
+		return problem.New(http.StatusGone, problem.TypeKEKDestroyed,
+			"the key-encryption key that sealed the value is gone from the HSM; the value can never be read again")
 	case errors.Is(err, wire.ErrPrivateKeyBlocked):
 		return problem.PrivateKeyBlocked()
 	case errors.Is(err, wire.ErrForbidden):
@@ -57,3 +62,19 @@ func Problem(err error) *problem.Problem {
 
 // Write sends the problem of err.
 func Write(w http.ResponseWriter, err error) { problem.Write(w, Problem(err)) }
+
+// ClientGone reports whether the request of ctx was cancelled because its
+// client went away: it closed the connection or reset the HTTP/2 stream
+// (net/http then cancels the request's context). What fails after that is
+// the client's doing, not the server's.
+func ClientGone(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }
+
+// LogLevel is the level of the log line of a request that failed with ctx
+// as its context: Info when its client went away (a flood of cancelled
+// requests is no flood of errors), Error otherwise.
+func LogLevel(ctx context.Context) slog.Level {
+	if ClientGone(ctx) {
+		return slog.LevelInfo
+	}
+	return slog.LevelError
+}

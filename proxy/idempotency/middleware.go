@@ -139,7 +139,8 @@ func Middleware(s Store, cfg Config) func(http.Handler) http.Handler {
 			}
 			hold, rec, err := s.BeginIdempotent(r.Context(), claim, afterCommit)
 			if err != nil {
-				cfg.Log.Error("claiming idempotency key", "path", r.URL.EscapedPath(), "err", err)
+				cfg.Log.LogAttrs(r.Context(), httperr.LogLevel(r.Context()), "claiming idempotency key",
+					slog.String("path", r.URL.EscapedPath()), slog.Any("err", err))
 				httperr.Write(w, err)
 				return
 			}

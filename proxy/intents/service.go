@@ -69,6 +69,9 @@ type Config struct {
 	// Dialer dials chains' RPC nodes; nil answers 503 chain_unavailable
 	// where a node is needed.
 	Dialer ChainDialer
+	// Now is the clock of the daily guardrail windows (the database's,
+	// store.Clock.Now); nil is time.Now.
+	Now func() time.Time
 }
 
 // Service is the Intents API's logic; it is safe for concurrent use.
@@ -79,9 +82,14 @@ type Service struct {
 	enclave Enclave
 	dialer  ChainDialer
 	cache   chainCache
+	now     func() time.Time
 }
 
 // New returns the service over c.
 func New(c Config) *Service {
-	return &Service{keys: c.Keys, txs: c.Txs, chains: c.Chains, enclave: c.Enclave, dialer: c.Dialer}
+	now := c.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{keys: c.Keys, txs: c.Txs, chains: c.Chains, enclave: c.Enclave, dialer: c.Dialer, now: now}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/opencustody/ocv/chain/evm"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/auditchain"
+	"github.com/opencustody/ocv/internal/egress"
 	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/proxy/chainrpc"
 )
@@ -232,7 +233,7 @@ func TestSignTransactionRollback(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			st := &fakeStore{denied: tc.dayDenied, chain: store.Chain{ID: "devnet", ChainID: 1337, Family: "evm",
 				IsEnabled: true, RPCURL: fakeNode(t, tc.send)}}
-			pool := chainrpc.NewPool(chainrpc.Config{Retries: -1})
+			pool := chainrpc.NewPool(chainrpc.Config{Retries: -1, Egress: egress.New(egress.Config{AllowLoopback: true})})
 			t.Cleanup(pool.Close)
 			s := New(Config{Keys: st, Txs: st, Chains: st, Enclave: fakeEnclave{denied: tc.enclaveDeny}, Dialer: pool})
 			party := store.SigningParty{Agent: store.Agent{OrgID: "o", ID: testAgentID},
@@ -288,7 +289,7 @@ func TestSignTransactionRollback(t *testing.T) {
 func TestSignTransactionSendsFees(t *testing.T) {
 	st := &fakeStore{feesBefore: big.NewInt(123456789), chain: store.Chain{ID: "devnet", ChainID: 1337, Family: "evm",
 		IsEnabled: true, RPCURL: fakeNode(t, "ok")}}
-	pool := chainrpc.NewPool(chainrpc.Config{Retries: -1})
+	pool := chainrpc.NewPool(chainrpc.Config{Retries: -1, Egress: egress.New(egress.Config{AllowLoopback: true})})
 	t.Cleanup(pool.Close)
 	var seen wire.SignContext
 	s := New(Config{Keys: st, Txs: st, Chains: st, Enclave: fakeEnclave{seen: &seen}, Dialer: pool})

@@ -89,7 +89,7 @@ func (s *Service) reserveTypedDataSpend(ctx context.Context, req *signRequest) (
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	now := s.now()
 	if req.counters, err = s.reserveDay(ctx, a, g, req.chain.ID, value, new(big.Int), now); err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func (s *Service) SignTransaction(ctx context.Context, token string, party store
 	if err != nil {
 		return TxResult{}, problem.BadRequest(problem.TypeInvalidRequest, "invalid transaction: "+err.Error())
 	}
-	now := time.Now()
+	now := s.now()
 	counters, err := s.reserveDay(ctx, a, g, chain.ID, p.value, fee, now)
 	if err != nil {
 		return TxResult{}, err

@@ -23,6 +23,11 @@ type SMTPConfig struct {
 	TLSConfig *tls.Config
 	// Timeout bounds one delivery when ctx has no earlier deadline; default 30s.
 	Timeout time.Duration
+	// Dial connects to Addr. The proxy passes its outbound policy's
+	// (egress.Policy.DialContext), which refuses loopback, private and
+	// metadata addresses unless the operator allowlists them; nil dials
+	// directly (tests).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // SMTPSender delivers messages to one SMTP relay, a new connection per
@@ -59,8 +64,12 @@ func (s *SMTPSender) SendInvite(ctx context.Context, inv Invite) error {
 func (s *SMTPSender) send(ctx context.Context, to string, msg []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", s.cfg.Addr)
+	dial := s.cfg.Dial
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
+	}
+	conn, err := dial(ctx, "tcp", s.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("connecting to smtp server: %w", err)
 	}

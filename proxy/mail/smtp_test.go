@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/internal/egress"
 )
 
 // smtpServer is a tiny in-process SMTP server: enough of RFC 5321 for
@@ -222,4 +224,44 @@ func TestComposeRefusesHeaderInjection(t *testing.T) {
 	inv.Email = "a@example.com\r\nBcc: x@example.com"
 	_, err := Compose("vault@example.com", inv, time.Now())
 	require.ErrorIs(t, err, ErrBadAddress)
+}
+
+func TestSMTPSenderDialsThroughTheOutboundPolicy(t *testing.T) {
+	srv := startSMTP(t, nil, 235)
+	addr := srv.ln.Addr().String()
+	_, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
+	strict, err := egress.New(egress.Config{}).WithHostPort(addr)
+	require.NoError(t, err)
+	operator := egress.New(egress.Config{Allow: mustAllowlist(t, "127.0.0.1/32:"+port)})
+	tests := map[string]struct {
+		policy  *egress.Policy
+		wantErr error
+	}{
+		"fail loopback relay by default": {policy: strict, wantErr: egress.ErrForbiddenAddress},
+		"ok relay the operator listed":   {policy: operator},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := NewSMTPSender(SMTPConfig{Addr: addr, From: "OCV <vault@example.com>", Insecure: true, Dial: tc.policy.DialContext})
+			require.NoError(t, err)
+			err = s.SendInvite(context.Background(), testInvite())
+			srv.mu.Lock()
+			defer srv.mu.Unlock()
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+				require.Empty(t, srv.data, "nothing delivered")
+				return
+			}
+			require.NoError(t, err)
+			require.NotEmpty(t, srv.data)
+		})
+	}
+}
+
+func mustAllowlist(t *testing.T, entries ...string) egress.Allowlist {
+	t.Helper()
+	l, err := egress.ParseAllowlist(entries)
+	require.NoError(t, err)
+	return l
 }

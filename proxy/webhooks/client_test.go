@@ -68,8 +68,8 @@ func TestClientRefusesRebindingAtConnect(t *testing.T) {
 		// Every address of the answer is judged, not only the first.
 		"fail mixed answer":  {host: "mixed.example.com", opts: Options{Resolver: r}, wantErr: ErrForbiddenAddress},
 		"fail mapped answer": {host: "mapped.example.com", opts: Options{Resolver: r}, wantErr: ErrForbiddenAddress},
-		// The system resolver path: localhost resolves from /etc/hosts.
-		"fail system resolver localhost": {host: "localhost", wantErr: ErrForbiddenAddress},
+		// The name localhost is judged before any lookup, at connect time too.
+		"fail system resolver localhost": {host: "localhost", wantErr: ErrForbiddenHost},
 		"fail ip literal":                {host: "127.0.0.1", wantErr: ErrForbiddenAddress},
 		"ok rebinding when allowed":      {host: "rebind.example.com", opts: Options{Resolver: r, AllowLoopback: true}},
 		// 10.0.0.5 is refused at connect; 127.0.0.1 is then allowed.
@@ -90,7 +90,7 @@ func TestClientRefusesRebindingAtConnect(t *testing.T) {
 			require.Equal(t, http.StatusNoContent, resp.StatusCode)
 		})
 	}
-	require.NoError(t, ValidateURL("http://rebind.example.com/", Options{}), "the name itself must pass create-time validation")
+	require.NoError(t, ValidateURL("https://rebind.example.com/", Options{}), "the name itself must pass create-time validation")
 }
 
 func TestClientDoesNotFollowRedirects(t *testing.T) {

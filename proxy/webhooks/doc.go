@@ -46,9 +46,13 @@
 // or a timeout is a failed attempt. The delay after failed attempt n is
 // half of min(1 h, 10 s × 2^(n-1)) plus a uniform draw up to the other half
 // (exponential backoff with equal jitter): ceilings 10 s, 20 s, 40 s, …,
-// 1 h from the ninth on. However the jitter falls, a delivery is retried
-// for at least 24 hours (Policy.MinRetryWindow) and at most about 49, then
-// failed: the dead-letter state, kept in the delivery history.
+// 2560 s, then 1 h from the tenth on. However the jitter falls, a delivery
+// is retried for at least 24 hours (Policy.MinRetryWindow) and at most
+// about 49, then failed: the dead-letter state, kept with its history and
+// counted by WorkerConfig.DeadLetters. Only a replay (the proxy's replay
+// routes, owners and admins) queues a failed delivery again: the store
+// resets its attempt counter, so a new series of attempts follows with the
+// same event, the same payload and the same event id.
 //
 // # Outbox and worker
 //

@@ -1,31 +1,40 @@
 package webhooks
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/opencustody/ocv/internal/egress"
+)
 
 // ErrRefusedDestination is wrapped by every error from ValidateURL and by the
 // connect-time check: the destination may not receive webhooks. Handlers map
 // it to a validation problem; the specific reason is one of the errors below.
-var ErrRefusedDestination = errors.New("refused webhook destination")
+// The destination rules are OCV's outbound policy (internal/egress).
+var ErrRefusedDestination = egress.ErrRefused
 
 // Reasons for refusing a destination, each wrapped together with
 // ErrRefusedDestination.
 var (
 	// ErrInvalidURL means the URL does not parse or has a bad port.
-	ErrInvalidURL = errors.New("invalid url")
-	// ErrUnsupportedScheme means the scheme is not http or https.
-	ErrUnsupportedScheme = errors.New("unsupported scheme")
+	ErrInvalidURL = egress.ErrInvalidURL
+	// ErrUnsupportedScheme means the scheme is not https (or http to a
+	// loopback receiver in tests).
+	ErrUnsupportedScheme = egress.ErrUnsupportedScheme
 	// ErrUserinfo means the URL carries user:password@ credentials.
-	ErrUserinfo = errors.New("url carries credentials")
+	ErrUserinfo = egress.ErrUserinfo
 	// ErrEmptyHost means the URL has no host.
-	ErrEmptyHost = errors.New("empty host")
+	ErrEmptyHost = egress.ErrEmptyHost
 	// ErrInvalidHost means the host is neither a valid name nor an address.
-	ErrInvalidHost = errors.New("invalid host")
+	ErrInvalidHost = egress.ErrInvalidHost
 	// ErrForbiddenHost means the host name is local, internal or a cloud
 	// metadata name.
-	ErrForbiddenHost = errors.New("forbidden host name")
+	ErrForbiddenHost = egress.ErrForbiddenHost
 	// ErrForbiddenAddress means the address is private, loopback,
 	// link-local, reserved, multicast, unspecified or a metadata address.
-	ErrForbiddenAddress = errors.New("forbidden address")
+	ErrForbiddenAddress = egress.ErrForbiddenAddress
+	// ErrPortNotAllowed means the port is neither 443 nor 80 and the
+	// operator's allowlist does not admit it.
+	ErrPortNotAllowed = egress.ErrPortNotAllowed
 )
 
 // Errors from Verify.
@@ -41,21 +50,3 @@ var (
 
 // ErrInvalidConfig means a WorkerConfig is unusable.
 var ErrInvalidConfig = errors.New("invalid webhook worker config")
-
-// refusal is a refused destination: it matches ErrRefusedDestination and its
-// kind. detail names a host or an address, never a path, query or userinfo.
-type refusal struct {
-	kind   error
-	detail string
-}
-
-func refuse(kind error, detail string) error { return &refusal{kind: kind, detail: detail} }
-
-func (e *refusal) Error() string {
-	if e.detail == "" {
-		return ErrRefusedDestination.Error() + ": " + e.kind.Error()
-	}
-	return ErrRefusedDestination.Error() + ": " + e.kind.Error() + ": " + e.detail
-}
-
-func (e *refusal) Unwrap() []error { return []error{ErrRefusedDestination, e.kind} }

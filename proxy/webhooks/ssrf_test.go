@@ -3,39 +3,51 @@ package webhooks
 import (
 	"testing"
 
+	"github.com/opencustody/ocv/internal/egress"
+
 	"github.com/stretchr/testify/require"
 )
 
 func TestValidateURL(t *testing.T) {
 	loop := Options{AllowLoopback: true}
+	allow, err := egress.ParseAllowlist([]string{"hooks.example.com:8443"})
+	require.NoError(t, err)
+	listed := Options{Allow: allow}
 	tests := map[string]struct {
 		url     string
 		opts    Options
 		wantErr error
 	}{
 		"ok https name":             {url: "https://hooks.example.com/ocv?token=abc"},
-		"ok http name with port":    {url: "http://hooks.example.com:8080/x"},
+		"ok https port 443":         {url: "https://hooks.example.com:443/x"},
+		"ok https on port 80":       {url: "https://hooks.example.com:80/x"},
+		"ok allowlisted port":       {url: "https://hooks.example.com:8443/x", opts: listed},
 		"ok public ipv4":            {url: "https://93.184.216.34/"},
 		"ok public ipv6":            {url: "https://[2606:4700:4700::1111]/"},
 		"ok uppercase scheme":       {url: "HTTPS://hooks.example.com/"},
 		"ok trailing dot":           {url: "https://hooks.example.com./"},
 		"ok punycode name":          {url: "https://xn--bcher-kva.example/"},
-		"ok nat64 of public v4":     {url: "http://[64:ff9b::5db8:d822]/"},
-		"ok mapped public v4":       {url: "http://[::ffff:93.184.216.34]/"},
-		"ok 6to4 of public v4":      {url: "http://[2002:5db8:d822::1]/"},
+		"ok nat64 of public v4":     {url: "https://[64:ff9b::5db8:d822]/"},
+		"ok mapped public v4":       {url: "https://[::ffff:93.184.216.34]/"},
+		"ok 6to4 of public v4":      {url: "https://[2002:5db8:d822::1]/"},
 		"ok loopback when allowed":  {url: "http://127.0.0.1:8080/", opts: loop},
 		"ok ::1 when allowed":       {url: "http://[::1]:8080/", opts: loop},
 		"ok localhost when allowed": {url: "http://localhost:8080/", opts: loop},
 
-		"fail scheme ftp":     {url: "ftp://hooks.example.com/", wantErr: ErrUnsupportedScheme},
-		"fail scheme file":    {url: "file:///etc/passwd", wantErr: ErrUnsupportedScheme},
-		"fail scheme gopher":  {url: "gopher://hooks.example.com:70/_x", wantErr: ErrUnsupportedScheme},
-		"fail no scheme":      {url: "//hooks.example.com/", wantErr: ErrUnsupportedScheme},
-		"fail opaque":         {url: "http:hooks.example.com", wantErr: ErrInvalidURL},
-		"fail unparsable":     {url: "http://[::1/", wantErr: ErrInvalidURL},
-		"fail port zero":      {url: "http://hooks.example.com:0/", wantErr: ErrInvalidURL},
-		"fail port too large": {url: "http://hooks.example.com:65536/", wantErr: ErrInvalidURL},
-		"fail userinfo":       {url: "https://user:pw@hooks.example.com/", wantErr: ErrUserinfo},
+		"fail scheme ftp":                        {url: "ftp://hooks.example.com/", wantErr: ErrUnsupportedScheme},
+		"fail scheme file":                       {url: "file:///etc/passwd", wantErr: ErrUnsupportedScheme},
+		"fail scheme gopher":                     {url: "gopher://hooks.example.com:70/_x", wantErr: ErrUnsupportedScheme},
+		"fail no scheme":                         {url: "//hooks.example.com/", wantErr: ErrUnsupportedScheme},
+		"fail opaque":                            {url: "http:hooks.example.com", wantErr: ErrInvalidURL},
+		"fail plain http":                        {url: "http://hooks.example.com/x", wantErr: ErrUnsupportedScheme},
+		"fail other port":                        {url: "https://hooks.example.com:8080/x", wantErr: ErrPortNotAllowed},
+		"fail port 22":                           {url: "https://hooks.example.com:22/", wantErr: ErrPortNotAllowed},
+		"fail port of other host":                {url: "https://other.example.com:8443/x", opts: listed, wantErr: ErrPortNotAllowed},
+		"fail http public when loopback allowed": {url: "http://hooks.example.com/x", opts: loop, wantErr: ErrUnsupportedScheme},
+		"fail unparsable":                        {url: "http://[::1/", wantErr: ErrInvalidURL},
+		"fail port zero":                         {url: "http://hooks.example.com:0/", wantErr: ErrInvalidURL},
+		"fail port too large":                    {url: "http://hooks.example.com:65536/", wantErr: ErrInvalidURL},
+		"fail userinfo":                          {url: "https://user:pw@hooks.example.com/", wantErr: ErrUserinfo},
 		// The visible "trusted" name is userinfo; the real host is private.
 		"fail userinfo disguise": {url: "http://hooks.example.com@10.0.0.1/", wantErr: ErrUserinfo},
 		// Browsers read the backslash as a slash and see a different host
@@ -163,33 +175,5 @@ func TestValidateURLErrorsNeverCarryPathQueryOrCredentials(t *testing.T) {
 		err := ValidateURL(raw, Options{})
 		require.Error(t, err)
 		require.NotContains(t, err.Error(), "canary", "the error repeats part of the URL beyond the host")
-	}
-}
-
-func TestParseLegacyIPv4(t *testing.T) {
-	tests := map[string]struct {
-		host string
-		want string
-	}{
-		"decimal dword":   {host: "2130706433", want: "127.0.0.1"},
-		"octal":           {host: "0177.0.0.1", want: "127.0.0.1"},
-		"hex two parts":   {host: "0x7f.1", want: "127.0.0.1"},
-		"short":           {host: "127.1", want: "127.0.0.1"},
-		"three parts":     {host: "10.1.258", want: "10.1.1.2"},
-		"bare 0x":         {host: "0x", want: "0.0.0.0"},
-		"max":             {host: "4294967295", want: "255.255.255.255"},
-		"dotted ordinary": {host: "93.184.216.34", want: "93.184.216.34"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			require.True(t, endsInNumber(tc.host))
-			a, err := parseLegacyIPv4(tc.host)
-			require.NoError(t, err)
-			require.Equal(t, tc.want, a.String())
-		})
-	}
-	for _, bad := range []string{"4294967296", "1.2.3.4.5", "1.256.0.0", "1.2.65536", "99999999999999999999999", "09", "0xg"} {
-		_, err := parseLegacyIPv4(bad)
-		require.ErrorIs(t, err, errNotIPv4, bad)
 	}
 }

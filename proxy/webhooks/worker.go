@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,10 @@ type WorkerConfig struct {
 	BatchSize    int           // deliveries claimed per poll
 	Concurrency  int           // deliveries in flight at once
 	Logger       *slog.Logger
+	// DeadLetters, when set, counts the deliveries this worker moved to
+	// the dead-letter state (failed): the metric
+	// ocv_webhook_delivery_dead_letter_total.
+	DeadLetters *atomic.Uint64
 	// Client overrides NewClient(Options); for tests only.
 	Client *http.Client
 	// Now and RandN override the clock and the jitter source; for tests.
@@ -191,7 +196,7 @@ func (w *Worker) record(ctx context.Context, d Delivery, o outcome, res Result, 
 		msg = "webhook attempt failed, rescheduled"
 		err = w.cfg.Outbox.Reschedule(rctx, d.ID, res, next)
 	case outcomeFail:
-		msg = "webhook delivery failed permanently"
+		msg = "webhook delivery failed permanently: dead letter, replay to send it again"
 		err = w.cfg.Outbox.Fail(rctx, d.ID, res)
 	}
 	// Never the URL (it may carry a token) and never the secret.
@@ -206,5 +211,16 @@ func (w *Worker) record(ctx context.Context, d Delivery, o outcome, res Result, 
 			append(attrs, slog.String("store_error", err.Error()))...)
 		return
 	}
-	w.log.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
+	level := slog.LevelInfo
+	if o == outcomeFail {
+		level = slog.LevelWarn
+		if w.cfg.DeadLetters != nil {
+			w.cfg.DeadLetters.Add(1)
+		}
+	}
+	w.log.LogAttrs(ctx, level, msg, attrs...)
 }
+
+// CountDeadLetters makes the worker count its dead letters on c (see
+// WorkerConfig.DeadLetters). Call it before Run.
+func (w *Worker) CountDeadLetters(c *atomic.Uint64) { w.cfg.DeadLetters = c }

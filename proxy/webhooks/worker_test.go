@@ -90,7 +90,8 @@ func TestWorkerRetriesThenDelivers(t *testing.T) {
 func TestWorkerFailsAfterMaxAttempts(t *testing.T) {
 	url, got := verifyingReceiver(t, func(int64) int { return http.StatusGone })
 	o := newFakeOutbox(delivery("d1", url))
-	tw := newTestWorker(t, o, WorkerConfig{})
+	var dead atomic.Uint64
+	tw := newTestWorker(t, o, WorkerConfig{DeadLetters: &dead})
 
 	n := DefaultPolicy.MaxAttempts()
 	for range n + 6 {
@@ -106,6 +107,7 @@ func TestWorkerFailsAfterMaxAttempts(t *testing.T) {
 	for _, res := range r.results {
 		require.Equal(t, http.StatusGone, res.Status)
 	}
+	require.EqualValues(t, 1, dead.Load(), "one dead letter, counted once")
 }
 
 func TestWorkerCrashMidDeliveryLeavesRowClaimable(t *testing.T) {
@@ -174,9 +176,12 @@ func TestWorkerFailsPermanently(t *testing.T) {
 		exhausted, badData,
 	)
 	tw := newTestWorker(t, o, WorkerConfig{})
+	var dead atomic.Uint64
+	tw.w.CountDeadLetters(&dead)
 	n, err := tw.w.RunOnce(t.Context())
 	require.NoError(t, err)
 	require.Equal(t, 4, n)
+	require.EqualValues(t, 4, dead.Load())
 	for _, id := range []string{"private", "metadata", "exhausted", "bad-data"} {
 		r := o.row(id)
 		require.Equal(t, "failed", r.state, id)

@@ -66,6 +66,13 @@ func newTransport(caPath string, conns int, h2 bool) (*http.Transport, error) {
 	} else if pool, _ = x509.SystemCertPool(); pool == nil {
 		pool = x509.NewCertPool()
 	}
+	return newPoolTransport(pool, conns, h2), nil
+}
+
+// newPoolTransport is newTransport with the trusted roots given: the
+// floor's client (floor.go) is built by it too, so that it talks TLS and
+// HTTP exactly like the stack's.
+func newPoolTransport(pool *x509.CertPool, conns int, h2 bool) *http.Transport {
 	protos := new(http.Protocols)
 	if h2 {
 		protos.SetHTTP2(true)
@@ -81,7 +88,7 @@ func newTransport(caPath string, conns int, h2 bool) (*http.Transport, error) {
 		MaxIdleConns:        conns + 8,
 		MaxIdleConnsPerHost: conns + 8,
 		IdleConnTimeout:     90 * time.Second,
-	}, nil
+	}
 }
 
 // client is the bench's view of the OCV API: one account, one vault, and a

@@ -11,7 +11,8 @@
 //	    [-duration 10s] [-warmup 2s] [-concurrency 1,16]
 //	    [-scenarios write,read,personalsign,txsign,hsmraw] [-value-size 64]
 //	    [-read-keys 1000] [-timeout 30s] [-h2] [-json] [-allow-remote]
-//	    [-softhsm-module /usr/lib/softhsm/libsofthsm2.so]
+//	    [-softhsm-module /usr/lib/softhsm/libsofthsm2.so] [-floor=true]
+//	    [-proxy-pid N] [-enclave-pid N] [-pg-pid N] [-pg-data-dir .ocv/pg/data]
 //
 // -url and -cacert default to $OCV_BENCH_URL and $OCV_BENCH_CACERT when set
 // (`make bench` sets them), -softhsm-module to $OCV_SOFTHSM2_MODULE.
@@ -50,6 +51,28 @@
 // prints txsign and personalsign throughput as a share of hsmraw's at
 // concurrency 16 (the target is ≥ 80 %); -json carries the same under
 // "ratios".
+//
+// CPU per request (cpu.go, proccpu.go): for every cell the report adds
+// the CPU seconds per successful request of ocv-proxy, ocv-enclave,
+// PostgreSQL (the postmaster and all its children: cutime/cstime of the
+// postmaster hold the backends it reaped, live children are summed) and
+// the bench process itself, read as utime+stime(+cutime+cstime) from
+// /proc/<pid>/stat at the start and the end of the measured window. The
+// pids come from -proxy-pid, -enclave-pid, -pg-pid, else OCV_BENCH_PIDS
+// ("proxy=1,enclave=2,postgres=3"), else the one ocv-proxy / ocv-enclave
+// whose working directory is the current one (`make run` starts them in
+// the checkout) and the postmaster named by <-pg-data-dir>/postmaster.pid
+// (env OCV_BENCH_PGDATA; `make run`'s cluster by default). A process that
+// cannot be found prints as n/a with the reason; the run goes on.
+//
+// The floor (floor.go, unless -floor=false): before the scenarios, a bare
+// TLS hello-world HTTPS server is started inside the bench process (a
+// throw-away ECDSA P-256 CA and leaf, the proxy's TLS settings) and loaded
+// by the same client (same transport settings and protocol) at every
+// concurrency level; its row is tls-floor, its CPU per request is the
+// bench process's (server and client together). Every other cell gets its
+// req/s and its server CPU per request as a ratio to the floor's at the
+// same concurrency.
 //
 // Only loopback URLs are accepted unless -allow-remote is
 // given, so a typo cannot load someone else's server.

@@ -37,6 +37,8 @@ type config struct {
 	valueSize, readKeys int
 	h2, json, remote    bool
 	softhsmModule       string // the SoftHSM2 library hsmraw opens
+	floor               bool   // measure the TLS hello-world floor (floor.go)
+	pids                pidSettings
 }
 
 func main() {
@@ -84,6 +86,13 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&cfg.remote, "allow-remote", false, "allow a -url that is not a loopback address")
 	fs.StringVar(&cfg.softhsmModule, "softhsm-module", envOr("OCV_SOFTHSM2_MODULE", defaultSoftHSMModule),
 		"SoftHSM2 PKCS#11 library for hsmraw (env OCV_SOFTHSM2_MODULE)")
+	fs.BoolVar(&cfg.floor, "floor", true, "measure a bare TLS hello-world server in this process as the floor (floor.go)")
+	var proxyPid, enclavePid, pgPid int
+	fs.IntVar(&proxyPid, "proxy-pid", 0, "pid of ocv-proxy for CPU figures (0: OCV_BENCH_PIDS, else the ocv-proxy running in the current directory)")
+	fs.IntVar(&enclavePid, "enclave-pid", 0, "pid of ocv-enclave for CPU figures (0: OCV_BENCH_PIDS, else the ocv-enclave running in the current directory)")
+	fs.IntVar(&pgPid, "pg-pid", 0, "pid of the PostgreSQL postmaster for CPU figures (0: OCV_BENCH_PIDS, else <pg-data-dir>/postmaster.pid)")
+	fs.StringVar(&cfg.pids.pgData, "pg-data-dir", envOr("OCV_BENCH_PGDATA", ".ocv/pg/data"),
+		"data directory of the stack's PostgreSQL cluster, whose postmaster.pid names the postmaster (env OCV_BENCH_PGDATA)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -91,6 +100,23 @@ func parseFlags(args []string) (config, error) {
 		return config{}, fmt.Errorf("%w: unexpected argument %q", ErrInvalidFlag, fs.Arg(0))
 	}
 	var err error
+	if cfg.pids.pids, err = parsePidList(os.Getenv("OCV_BENCH_PIDS")); err != nil {
+		return config{}, err
+	}
+	for _, f := range []struct {
+		role, flag string
+		pid        int
+	}{{roleProxy, "-proxy-pid", proxyPid}, {roleEnclave, "-enclave-pid", enclavePid}, {rolePostgres, "-pg-pid", pgPid}} {
+		if f.pid < 0 {
+			return config{}, fmt.Errorf("%w: %s must not be negative", ErrInvalidFlag, f.flag)
+		}
+		if f.pid > 0 { // a flag wins over OCV_BENCH_PIDS
+			cfg.pids.pids[f.role] = f.pid
+		}
+	}
+	if cfg.pids.cwd, err = os.Getwd(); err != nil {
+		return config{}, fmt.Errorf("finding the current directory: %w", err)
+	}
 	if cfg.target, err = checkTarget(cfg.url, cfg.remote); err != nil {
 		return config{}, err
 	}
@@ -136,7 +162,7 @@ func parseConcurrency(s string) ([]int, error) {
 // knownScenarios are the names -scenarios accepts: the secret scenarios,
 // the pipeline scenarios of pipeline.go, the signing scenarios of
 // signing.go and the raw HSM rate of hsmraw.go.
-var knownScenarios = []string{"write", "read", "health", "authget", "personalsign", "txsign", "hsmraw"}
+var knownScenarios = []string{"write", "read", "health", "authget", "personalsign", "txsign", "hsmraw", h2floodName}
 
 // defaultScenarios is what runs without -scenarios.
 const defaultScenarios = "write,read,personalsign,txsign,hsmraw"
@@ -201,6 +227,22 @@ func bench(ctx context.Context, cfg config, cmd string) (err error) {
 
 	rep := Report{Command: cmd, Started: time.Now(), URL: cfg.target.String(), Protocol: tg.proto, Duration: cfg.duration.String(),
 		Warmup: cfg.warmup.String(), Value: cfg.valueSize, ReadKeys: cfg.readKeys}
+	probe := newCPUProbe(procFS{root: "/proc"}, cfg.pids, needsStack(cfg.scenarios))
+	rep.Processes = probe.processes()
+	for _, p := range rep.Processes {
+		if p.NA != "" {
+			logf("no CPU figures for %s: %s", p.Role, p.NA)
+		} else {
+			logf("CPU of %s: pid %d", p.Role, p.Pid)
+		}
+	}
+	if cfg.floor && needsStack(cfg.scenarios) {
+		floor, err := measureFloor(ctx, cfg, probe)
+		if err != nil {
+			return err
+		}
+		rep.Results = append(rep.Results, floor...)
+	}
 	for _, name := range cfg.scenarios {
 		sc, err := tg.scenario(name)
 		if err != nil {
@@ -211,7 +253,7 @@ func bench(ctx context.Context, cfg config, cmd string) (err error) {
 				break
 			}
 			logf("%s at concurrency %d: %s warm-up + %s", sc.name, conc, cfg.warmup, cfg.duration)
-			res := run(ctx, hc, sc, conc, cfg.warmup, cfg.duration)
+			res := measure(ctx, hc, sc, conc, cfg.warmup, cfg.duration, probe, "")
 			if res.OK == 0 {
 				logf("%s at concurrency %d: no successful request (errors %s)", sc.name, conc, errorCell(res.Errors))
 			}
@@ -219,6 +261,7 @@ func bench(ctx context.Context, cfg config, cmd string) (err error) {
 		}
 	}
 	rep.Ratios = signingRatios(rep.Results)
+	floorRatios(rep.Results)
 	var failed uint64
 	for _, r := range rep.Results {
 		failed += r.Requests - r.OK
@@ -227,6 +270,7 @@ func bench(ctx context.Context, cfg config, cmd string) (err error) {
 		logf("%d requests failed; see the errors column", failed)
 	}
 	writeMarkdown(os.Stdout, rep)
+	writeFloodRatios(os.Stdout, rep.Results)
 	if cfg.json {
 		if err := writeJSON(os.Stdout, rep); err != nil {
 			return err
@@ -236,6 +280,27 @@ func bench(ctx context.Context, cfg config, cmd string) (err error) {
 		return fmt.Errorf("interrupted; the table covers what was measured: %w", ctx.Err())
 	}
 	return nil
+}
+
+// measureFloor runs the TLS hello-world floor (floor.go) at every
+// concurrency level of cfg, with the stack's client settings.
+func measureFloor(ctx context.Context, cfg config, probe *cpuProbe) (_ []Result, err error) {
+	floor, err := startFloor(ctx, max(slices.Max(cfg.concurrency), minPrewriters), cfg.h2, cfg.timeout)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, floor.Close()) }()
+	sc := floor.scenario()
+	var out []Result
+	for _, conc := range cfg.concurrency {
+		if ctx.Err() != nil {
+			break
+		}
+		logf("%s (%s) at concurrency %d: %s warm-up + %s", sc.name, floor.proto, conc, cfg.warmup, cfg.duration)
+		out = append(out, measure(ctx, floor.hc, sc, conc, cfg.warmup, cfg.duration, probe,
+			"floor: its server runs inside the bench process"))
+	}
+	return out, nil
 }
 
 func logf(format string, args ...any) {

@@ -72,11 +72,14 @@ func TestParseFlags(t *testing.T) {
 		"fail read keys":         {args: []string{"-read-keys", "0"}, wantErr: ErrInvalidFlag},
 		"fail remote":            {args: []string{"-url", "https://example.com"}, wantErr: ErrRemoteURL},
 		"fail extra argument":    {args: []string{"now"}, wantErr: ErrInvalidFlag},
+		"ok pids":                {args: []string{"-proxy-pid", "12", "-pg-pid", "34"}, wantScenarios: []string{"write", "read", "personalsign", "txsign", "hsmraw"}, wantConc: []int{1, 16}},
+		"fail negative pid":      {args: []string{"-enclave-pid", "-1"}, wantErr: ErrInvalidFlag},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("OCV_BENCH_URL", "")
 			t.Setenv("OCV_SOFTHSM2_MODULE", "")
+			t.Setenv("OCV_BENCH_PIDS", "")
 			cfg, err := parseFlags(tc.args)
 			require.ErrorIs(t, err, tc.wantErr)
 			if tc.wantErr == nil {
@@ -95,4 +98,32 @@ func TestCommandLine(t *testing.T) {
 func TestErrorCell(t *testing.T) {
 	require.Equal(t, "0", errorCell(map[string]uint64{}))
 	require.Equal(t, "5 (429:3, 500:1, transport:1)", errorCell(map[string]uint64{"transport": 1, "500": 1, "429": 3}))
+}
+
+func TestParseFlagsPids(t *testing.T) {
+	tests := map[string]struct {
+		env     string
+		args    []string
+		want    map[string]int
+		wantErr error
+	}{
+		"ok none":         {want: map[string]int{}},
+		"ok env":          {env: "proxy=1,enclave=2,postgres=3", want: map[string]int{roleProxy: 1, roleEnclave: 2, rolePostgres: 3}},
+		"ok flag wins":    {env: "proxy=1,postgres=3", args: []string{"-proxy-pid", "9"}, want: map[string]int{roleProxy: 9, rolePostgres: 3}},
+		"fail env":        {env: "proxy=abc", wantErr: ErrInvalidFlag},
+		"fail negative":   {args: []string{"-pg-pid", "-3"}, wantErr: ErrInvalidFlag},
+		"fail bench role": {env: "bench=3", wantErr: ErrInvalidFlag},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("OCV_BENCH_URL", "")
+			t.Setenv("OCV_BENCH_PIDS", tc.env)
+			cfg, err := parseFlags(append([]string{"-scenarios", "read"}, tc.args...))
+			require.ErrorIs(t, err, tc.wantErr)
+			if tc.wantErr == nil {
+				require.Equal(t, tc.want, cfg.pids.pids)
+				require.NotEmpty(t, cfg.pids.cwd)
+			}
+		})
+	}
 }

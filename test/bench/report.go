@@ -27,6 +27,11 @@ type Result struct {
 	MaxMs       float64           `json:"max_ms"`
 	MeanMs      float64           `json:"mean_ms"`
 	Interrupted bool              `json:"interrupted,omitempty"` // Ctrl-C ended the window early
+	// CPU is the CPU per request of the stack's processes and the bench
+	// (cpu.go); nil when the window was interrupted before it began.
+	CPU *CPUUse `json:"cpu,omitempty"`
+	// Floor compares the cell with the TLS floor of the same run (floor.go).
+	Floor *FloorRatio `json:"floor_ratio,omitempty"`
 
 	hist *Histogram
 }
@@ -44,6 +49,9 @@ type Report struct {
 	Results  []Result  `json:"results"`
 	// Ratios compares the signing scenarios with the raw HSM rate (ratio.go).
 	Ratios []Ratio `json:"ratios,omitempty"`
+	// Processes says which pid each server role's CPU was read from, or
+	// why it was not (cpu.go).
+	Processes []ProcInfo `json:"processes,omitempty"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -100,6 +108,7 @@ func writeMarkdown(w io.Writer, rep Report) {
 			errorCell(r.Errors), r.RPS, msCell(r.P50Ms), msCell(r.P90Ms), msCell(r.P99Ms), msCell(r.MaxMs))
 	}
 	writeRatios(w, rep.Ratios)
+	writeCPU(w, rep.Processes, rep.Results)
 }
 
 // writeJSON prints the report as one JSON line in a fenced block, so the

@@ -36,6 +36,9 @@ type scenario struct {
 	// operation runs inside the bench process (hsmraw) and is timed like
 	// a request; an error counts in the "hsm" class.
 	local func(ctx context.Context, w, i, c int) error
+	// background, when set, starts load beside the workers for the whole
+	// cell (h2flood.go) and returns the function that stops it.
+	background func(ctx context.Context) (stop func())
 }
 
 // exec performs one operation of sc: the local operation, or sending req.
@@ -192,6 +195,9 @@ type workerStats struct {
 func run(ctx context.Context, hc *http.Client, sc scenario, conc int, warmup, duration time.Duration) Result {
 	measureFrom := time.Now().Add(warmup)
 	stopAt := measureFrom.Add(duration)
+	if sc.background != nil {
+		defer sc.background(ctx)()
+	}
 	stats := make([]*workerStats, conc)
 	var wg sync.WaitGroup
 	for w := range conc {

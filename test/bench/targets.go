@@ -64,7 +64,7 @@ func setUp(setupCtx, runCtx context.Context, cfg config, hc *http.Client) (_ *ta
 	if t.sec, err = newSecrets(c, cfg.valueSize, cfg.readKeys); err != nil {
 		return nil, err
 	}
-	if slices.Contains(cfg.scenarios, "read") {
+	if slices.Contains(cfg.scenarios, "read") || slices.Contains(cfg.scenarios, h2floodName) {
 		logf("writing %d secrets for the read scenario", cfg.readKeys)
 		if err := t.sec.prewrite(setupCtx, hc, max(slices.Max(cfg.concurrency), minPrewriters)); err != nil {
 			return nil, err
@@ -100,6 +100,8 @@ func (t *targets) scenario(name string) (scenario, error) {
 		return t.sig.txSign(), nil
 	case "hsmraw":
 		return t.hsm.scenario(), nil
+	case h2floodName:
+		return t.h2flood()
 	default:
 		return scenario{}, fmt.Errorf("%w: unknown scenario %q", ErrInvalidFlag, name)
 	}

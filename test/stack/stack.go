@@ -12,6 +12,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -25,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opencustody/ocv/api"
 	"github.com/opencustody/ocv/enclave/client"
 	"github.com/opencustody/ocv/enclave/wire"
 	"github.com/opencustody/ocv/internal/store/storetest"
@@ -89,7 +91,16 @@ type Stack struct {
 type Option func(*options)
 
 type options struct {
-	proxyEnv []string
+	proxyEnv    []string
+	databaseURL string
+}
+
+// WithDatabaseURL runs the stack on the database at url (e.g. in a private
+// PostgreSQL cluster the test controls) instead of a fresh database of the
+// shared test server. The test owns that database: the stack neither
+// creates nor drops it.
+func WithDatabaseURL(url string) Option {
+	return func(o *options) { o.databaseURL = url }
 }
 
 // WithProxyEnv adds environment variables to the proxy (e.g. a wrong PCR0).
@@ -99,9 +110,9 @@ func WithProxyEnv(kv ...string) Option {
 	return func(o *options) { o.proxyEnv = append(o.proxyEnv, kv...) }
 }
 
-// Start boots a stack and waits until the proxy reports an attested enclave
-// (unless the options make that impossible; then it returns once the proxy
-// answers /v1/health).
+// Start boots a stack and waits until the proxy answers /v1/health with its
+// database up (the enclave may still be attesting: WaitAttested waits for
+// it).
 func Start(t testing.TB, opts ...Option) *Stack {
 	t.Helper()
 	var o options
@@ -117,7 +128,10 @@ func Start(t testing.TB, opts ...Option) *Stack {
 	s := &Stack{t: t, Dir: dir, SocketPath: filepath.Join(dir, "enclave.sock")}
 	s.EnclaveAddr = "unix://" + s.SocketPath
 	s.RootPath = filepath.Join(dir, "attestation", "root.pem")
-	s.DatabaseURL = storetest.NewDatabase(t)
+	s.DatabaseURL = o.databaseURL
+	if s.DatabaseURL == "" {
+		s.DatabaseURL = storetest.NewDatabase(t)
+	}
 
 	conf := s.initToken()
 	s.provisionIdentity()
@@ -160,6 +174,11 @@ func Start(t testing.TB, opts ...Option) *Stack {
 		// WithProxyEnv, which comes later and wins.
 		"OCV_TIER_FREE_REQUESTS=unlimited", "OCV_TIER_FREE_VAULTS=unlimited",
 		"OCV_TIER_FREE_SECRETS=unlimited", "OCV_TIER_FREE_AGENTS=unlimited", "OCV_TIER_FREE_WALLETS=unlimited",
+		// The tests' RPC nodes, facilitators and S3 servers run on
+		// loopback, which the outbound policy refuses; this TEST ONLY
+		// setting admits them (webhooks keep their own switch). Tests of
+		// the policy turn it off with WithProxyEnv.
+		"OCV_EGRESS_TEST_ALLOW_LOOPBACK=true",
 	}
 	s.proxyArgs = append(env, o.proxyEnv...)
 	s.proxy = s.run("proxy", Bin(t, "ocv-proxy"), s.proxyArgs)
@@ -312,8 +331,12 @@ func (s *Stack) waitHTTP() {
 		}
 		if s.HTTP != nil {
 			if resp, err := s.HTTP.Get(s.BaseURL + "/v1/health"); err == nil {
+				var h api.Health
+				_ = json.NewDecoder(resp.Body).Decode(&h)
 				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
+				// Up with its database; the enclave may still be attesting
+				// (or never will, with a wrong PCR0: WaitAttested).
+				if resp.StatusCode == http.StatusOK || h.Checks.Database.Status == "ok" {
 					return
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"sync"
 	"time"
+
+	"github.com/opencustody/ocv/keyvault"
 )
 
 // DefaultCacheSize is the number of unwrapped DEKs kept when the caller
@@ -13,8 +15,10 @@ import (
 const DefaultCacheSize = 4096
 
 // CacheTTL is how long an unwrapped DEK stays cached after it was unwrapped
-// (not after its last use), so a KEK version that is destroyed stops
-// opening values within this time.
+// (not after its last use). It bounds how long a key lives in memory; it is
+// not what makes crypto-shredding work: every Open served from the cache
+// first asks the key store whether the entry's KEK version still exists,
+// and drops every entry of that version when it does not.
 const CacheTTL = 5 * time.Minute
 
 // cacheKey identifies a wrapped DEK under one KEK version:
@@ -37,6 +41,7 @@ func makeCacheKey(kekID string, kekVersion uint32, wrapped []byte) cacheKey {
 
 type cacheEntry struct {
 	key     cacheKey
+	kek     keyvault.KeyRef // the KEK version that wrapped dek
 	dek     [dekSize]byte
 	expires time.Time
 }
@@ -89,8 +94,8 @@ func (c *dekCache) get(k cacheKey, dst *[dekSize]byte) bool {
 	return true
 }
 
-// put stores a copy of dek.
-func (c *dekCache) put(k cacheKey, dek []byte) {
+// put stores a copy of dek, unwrapped with the KEK version kek.
+func (c *dekCache) put(k cacheKey, kek keyvault.KeyRef, dek []byte) {
 	if c == nil || len(dek) != dekSize {
 		return
 	}
@@ -101,7 +106,7 @@ func (c *dekCache) put(k cacheKey, dek []byte) {
 		c.lru.MoveToFront(el)
 		return
 	}
-	e := &cacheEntry{key: k, expires: now.Add(c.ttl)}
+	e := &cacheEntry{key: k, kek: kek, expires: now.Add(c.ttl)}
 	copy(e.dek[:], dek)
 	c.items[k] = c.lru.PushFront(e)
 	for c.lru.Len() > c.size {
@@ -112,6 +117,27 @@ func (c *dekCache) put(k cacheKey, dek []byte) {
 	for el := c.lru.Back(); el != nil && !now.Before(el.Value.(*cacheEntry).expires); el = c.lru.Back() {
 		c.removeLocked(el)
 	}
+}
+
+// dropKEK zeroises and drops every entry unwrapped with the KEK version
+// kek (a KEK that is gone from the key store). It walks the whole cache:
+// destruction is rare, and the cache is bounded.
+func (c *dekCache) dropKEK(kek keyvault.KeyRef) int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for el := c.lru.Front(); el != nil; {
+		next := el.Next()
+		if el.Value.(*cacheEntry).kek == kek {
+			c.removeLocked(el)
+			n++
+		}
+		el = next
+	}
+	return n
 }
 
 // purge zeroises and drops every entry.

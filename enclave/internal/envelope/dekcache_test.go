@@ -30,14 +30,14 @@ func TestDEKCacheLRU(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	c := newDEKCache(2, CacheTTL, clk.now)
 	k1, k2, k3 := makeCacheKey("kek/a", 1, []byte("1")), makeCacheKey("kek/a", 1, []byte("2")), makeCacheKey("kek/a", 1, []byte("3"))
-	c.put(k1, dekOf(1))
-	c.put(k2, dekOf(2))
+	c.put(k1, testKEK, dekOf(1))
+	c.put(k2, testKEK, dekOf(2))
 	var got [dekSize]byte
 	require.True(t, c.get(k1, &got)) // k1 is now the most recent
 	require.Equal(t, byte(1), got[0])
 
 	evicted := c.items[k2].Value.(*cacheEntry)
-	c.put(k3, dekOf(3))
+	c.put(k3, testKEK, dekOf(3))
 	require.Equal(t, 2, c.len())
 	require.False(t, c.get(k2, &got), "least recently used entry is evicted")
 	require.Equal(t, [dekSize]byte{}, evicted.dek, "evicted key is zeroised")
@@ -49,7 +49,7 @@ func TestDEKCacheExpiry(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	c := newDEKCache(8, CacheTTL, clk.now)
 	k := makeCacheKey("kek/a", 1, []byte("w"))
-	c.put(k, dekOf(9))
+	c.put(k, testKEK, dekOf(9))
 	var got [dekSize]byte
 	clk.add(CacheTTL - time.Second)
 	require.True(t, c.get(k, &got))
@@ -68,7 +68,7 @@ func TestDEKCacheDisabled(t *testing.T) {
 	c := newDEKCache(0, CacheTTL, time.Now)
 	require.Nil(t, c)
 	k := makeCacheKey("kek/a", 1, nil)
-	c.put(k, dekOf(1))
+	c.put(k, testKEK, dekOf(1))
 	var got [dekSize]byte
 	require.False(t, c.get(k, &got))
 	c.purge()

@@ -24,6 +24,7 @@ type Config struct {
 type Sealer struct {
 	ks     keyvault.KeyStore
 	w      keyvault.KeyWrapper
+	chk    keyvault.KeyChecker
 	cache  *dekCache
 	latest *latestVersions
 }
@@ -36,7 +37,10 @@ type Sealed struct {
 }
 
 // New returns a Sealer over ks, which must implement keyvault.KeyWrapper
-// (an error wrapping keyvault.ErrUnsupported otherwise).
+// (an error wrapping keyvault.ErrUnsupported otherwise). The DEK cache is
+// used only when ks also implements keyvault.KeyChecker: a cached DEK is
+// handed out only after the key store confirmed that its KEK version still
+// exists, so without that check there is no cache.
 func New(ks keyvault.KeyStore, cfg Config) (*Sealer, error) {
 	w, ok := ks.(keyvault.KeyWrapper)
 	if !ok {
@@ -49,7 +53,12 @@ func New(ks keyvault.KeyStore, cfg Config) (*Sealer, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Sealer{ks: ks, w: w, cache: newDEKCache(cfg.CacheSize, CacheTTL, now), latest: newLatestVersions(now)}, nil
+	chk, _ := ks.(keyvault.KeyChecker)
+	size := cfg.CacheSize
+	if chk == nil {
+		size = 0
+	}
+	return &Sealer{ks: ks, w: w, chk: chk, cache: newDEKCache(size, CacheTTL, now), latest: newLatestVersions(now)}, nil
 }
 
 // Close zeroises the DEK cache. The key store is the caller's to close.
@@ -146,14 +155,21 @@ func (s *Sealer) SealTyped(ctx context.Context, loc Locator, kekVersion uint32, 
 	out := make([]byte, 0, blobHeaderLen+1+len(secretType)+gcmNonceSize+len(plaintext)+gcmTagSize)
 	out = appendBlobHeaderV2(out, kekVersion, secretType)
 	out = aead.Seal(out, nil, plaintext, aad)
-	s.cache.put(makeCacheKey(ref.ID, ref.Version, wrapped), dek[:])
+	s.cache.put(makeCacheKey(ref.ID, ref.Version, wrapped), ref, dek[:])
 	return Sealed{KEKVersion: kekVersion, WrappedDEK: wrapped, Ciphertext: out}, nil
 }
 
 // Open decrypts a blob sealed for loc and appends the plaintext to dst.
 // Every failure to unwrap or authenticate gives ErrIntegrity and nothing
-// else (an unknown blob version gives ErrUnsupportedFormat); failures of the
-// key store itself (closed, unreachable) are returned wrapped as they are.
+// else (an unknown blob version gives ErrUnsupportedFormat), except a KEK
+// version that is gone from the key store, which gives ErrKEKDestroyed
+// (see kekGone); failures of the key store itself (closed, unreachable)
+// are returned wrapped as they are.
+//
+// A DEK found in the cache is used only after the key store confirmed that
+// its KEK version still exists (keyvault.KeyChecker, one cheap call to the
+// HSM), so a KEK destroyed by any process on the token stops opening
+// values at the next Open, and its cached DEKs are dropped then.
 func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byte) ([]byte, error) {
 	if err := loc.Validate(); err != nil {
 		return dst, err
@@ -166,11 +182,24 @@ func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byt
 	ck := makeCacheKey(ref.ID, ref.Version, wrapped)
 	var dek [dekSize]byte
 	defer clear(dek[:])
-	if !s.cache.get(ck, &dek) {
+	hit := s.cache.get(ck, &dek)
+	if hit {
+		if err := s.chk.CheckKey(ctx, ref); err != nil {
+			clear(dek[:])
+			if errors.Is(err, keyvault.ErrKeyNotFound) {
+				s.cache.dropKEK(ref)
+				return dst, s.kekGone(ctx, ref)
+			}
+			return dst, fmt.Errorf("checking kek: %w", err)
+		}
+	} else {
 		raw, err := s.w.UnwrapKey(ctx, ref, wrapped)
 		switch {
-		case errors.Is(err, keyvault.ErrUnwrap), errors.Is(err, keyvault.ErrKeyNotFound):
-			// A forged KEK version or a damaged wrapped key: opaque.
+		case errors.Is(err, keyvault.ErrKeyNotFound):
+			s.cache.dropKEK(ref)
+			return dst, s.kekGone(ctx, ref)
+		case errors.Is(err, keyvault.ErrUnwrap):
+			// A damaged or swapped wrapped key: opaque.
 			return dst, ErrIntegrity
 		case err != nil:
 			return dst, fmt.Errorf("unwrapping data key: %w", err)
@@ -181,7 +210,7 @@ func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byt
 		}
 		copy(dek[:], raw)
 		clear(raw)
-		s.cache.put(ck, dek[:])
+		s.cache.put(ck, ref, dek[:])
 	}
 	aead, err := newAEAD(dek[:])
 	if err != nil {
@@ -198,6 +227,25 @@ func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byt
 		return dst, ErrIntegrity
 	}
 	return out, nil
+}
+
+// kekGone classifies a KEK version the key store does not have. Versions
+// of a vault are made in order from 1 and only ever destroyed, so a version
+// below the newest one the store still holds, or any version of a vault
+// whose every KEK is gone, existed and was destroyed (or lost with the
+// token): ErrKEKDestroyed. A version above every stored one never existed:
+// the blob names a forged version, ErrIntegrity as for any other tampering.
+// The latest-version cache of Seal forgets the vault either way.
+func (s *Sealer) kekGone(ctx context.Context, ref keyvault.KeyRef) error {
+	s.latest.forget(ref.ID)
+	versions, err := s.ks.Versions(ctx, ref.ID)
+	if err != nil {
+		return fmt.Errorf("listing kek versions: %w", err)
+	}
+	if n := len(versions); n > 0 && ref.Version > versions[n-1] {
+		return ErrIntegrity
+	}
+	return fmt.Errorf("%w: %s version %d", ErrKEKDestroyed, ref.ID, ref.Version)
 }
 
 func newAEAD(dek []byte) (cipher.AEAD, error) {

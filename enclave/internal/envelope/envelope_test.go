@@ -68,7 +68,9 @@ func TestOpenRefusesMovedOrEdited(t *testing.T) {
 		"ok":                 {testLoc, sealed.WrappedDEK, sealed.Ciphertext, nil},
 		"fail other path":    {with(func(l *Locator) { l.Path = "prod/db/other" }), sealed.WrappedDEK, sealed.Ciphertext, ErrIntegrity},
 		"fail other version": {with(func(l *Locator) { l.SecretVersion = 4 }), sealed.WrappedDEK, sealed.Ciphertext, ErrIntegrity},
-		"fail other org":     {with(func(l *Locator) { l.OrgID = "org-b" }), sealed.WrappedDEK, sealed.Ciphertext, ErrIntegrity},
+		// org-b has no KEK named for vault-1: the key the blob names is
+		// missing from the store.
+		"fail other org": {with(func(l *Locator) { l.OrgID = "org-b" }), sealed.WrappedDEK, sealed.Ciphertext, ErrKEKDestroyed},
 		// Another vault has another KEK: the unwrap itself fails.
 		"fail other vault": {with(func(l *Locator) { l.VaultID = "vault-2" }), sealed.WrappedDEK, sealed.Ciphertext, ErrIntegrity},
 		// The DEK of another secret unwraps fine but does not open this blob.

@@ -52,7 +52,7 @@ func TestLegacyKEKIDNotUsed(t *testing.T) {
 	blob := appendBlobHeader(nil, 1)
 	blob = append(blob, make([]byte, gcmNonceSize+gcmTagSize)...)
 	_, err = s.Open(ctx, testLoc, wrapped, blob, nil)
-	require.ErrorIs(t, err, ErrIntegrity)
+	require.ErrorIs(t, err, ErrKEKDestroyed, "the vault's own KEK is missing; the legacy one is not tried")
 }
 
 func TestKEKOwnerValidation(t *testing.T) {

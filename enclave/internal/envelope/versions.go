@@ -52,3 +52,10 @@ func (l *latestVersions) set(id string, v uint32) {
 	}
 	l.m[id] = latestEntry{version: v, at: l.now()}
 }
+
+// forget drops what is known of id (a KEK version of it is gone).
+func (l *latestVersions) forget(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.m, id)
+}

@@ -28,6 +28,8 @@ func toWire(err error) error {
 	switch {
 	case wire.CodeOf(err) != wire.Internal || errors.Is(err, wire.ErrInternal):
 		return err
+	case errors.Is(err, envelope.ErrKEKDestroyed):
+		sentinel = wire.ErrKEKDestroyed
 	case errors.Is(err, envelope.ErrIntegrity), errors.Is(err, envelope.ErrUnsupportedFormat),
 		errors.Is(err, keyvault.ErrUnwrap):
 		sentinel = wire.ErrIntegrity

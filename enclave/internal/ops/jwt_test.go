@@ -109,6 +109,7 @@ func TestToWire(t *testing.T) {
 		wantErr error
 	}{
 		"integrity":      {envelope.ErrIntegrity, wire.ErrIntegrity},
+		"kek destroyed":  {fmt.Errorf("%w: %w", envelope.ErrKEKDestroyed, keyvault.ErrKeyNotFound), wire.ErrKEKDestroyed},
 		"unknown blob":   {envelope.ErrUnsupportedFormat, wire.ErrIntegrity},
 		"unwrap":         {keyvault.ErrUnwrap, wire.ErrIntegrity},
 		"bad locator":    {envelope.ErrInvalidLocator, wire.ErrBadRequest},

@@ -1,4 +1,4 @@
-package webhooks
+package egress
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package webhooks
+package egress
 
 import (
 	"net/netip"
@@ -76,6 +76,7 @@ var (
 
 // checkAddr judges an address a connection would go to. Loopback passes
 // only with allowLoopback (test only); everything else must be public.
+// Operator allowlist entries are applied by the caller, not here.
 func checkAddr(a netip.Addr, allowLoopback bool) error {
 	if a.Zone() != "" {
 		// A zone makes sense only for link-local and other scoped
