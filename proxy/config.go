@@ -111,6 +111,9 @@ type Config struct {
 	// against their chain (OCV_TXWATCH_INTERVAL; default 5s).
 	TxWatchInterval time.Duration `yaml:"tx_watch_interval"`
 	WebhooksLease   time.Duration `yaml:"webhooks_lease"` // OCV_WEBHOOKS_LEASE, TEST ONLY (default 1m)
+	// Crash injection (proxy/crashhook.go), TEST ONLY: refused at startup
+	// unless the binary is built with -tags ocvtest.
+	TestCrash crashHooks `yaml:"-"`
 	// WebhooksTestHosts maps host names to addresses for the webhook client's
 	// resolver ("name=ip,name=ip"): OCV_WEBHOOKS_TEST_HOSTS, TEST ONLY (DNS
 	// rebinding tests without DNS).
@@ -252,6 +255,7 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 	errs = append(errs, c.applyWebhookEnv(lookup)...)
 	errs = append(errs, c.applyEgressEnv(lookup)...)
 	errs = append(errs, c.applyLimitsEnv(lookup)...)
+	c.TestCrash.applyEnv(lookup)
 	if v, ok := lookup("OCV_ADMIN_LISTEN"); ok {
 		c.AdminListen = v
 	}
@@ -333,6 +337,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateTestOnly(testbuild.Enabled)...)
 	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, c.validateNetwork()...)
+	errs = append(errs, c.TestCrash.validate()...)
 	if c.AuditHeadsURL != "" {
 		if _, _, err := s3lite.ParseURL(c.AuditHeadsURL); err != nil {
 			bad("audit_heads_url", err.Error())

@@ -3,10 +3,13 @@ package store_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/opencustody/ocv/internal/store"
@@ -17,11 +20,11 @@ func idemClaim(org, principal, key, body string) store.IdempotencyClaim {
 	h := sha256.Sum256([]byte(body))
 	return store.IdempotencyClaim{
 		IdempotencyKey: store.IdempotencyKey{OrgID: org, PrincipalID: principal, Key: key},
-		RequestHash:    h[:], TTL: 24 * time.Hour, StaleAfter: 5 * time.Minute,
+		RequestHash:    h[:], TTL: 24 * time.Hour,
 	}
 }
 
-// backdate moves a key's record into the past, as if it was claimed age ago.
+// backdate moves a key's record into the past, as if it was stored age ago.
 func backdate(t *testing.T, s *store.Store, k store.IdempotencyKey, age time.Duration) {
 	t.Helper()
 	_, err := s.Pool().Exec(context.Background(), `UPDATE idempotency_keys
@@ -30,134 +33,195 @@ func backdate(t *testing.T, s *store.Store, k store.IdempotencyKey, age time.Dur
 	require.NoError(t, err)
 }
 
-func TestIdempotencyClaimCompleteReplay(t *testing.T) {
-	s := storetest.New(t)
-	ctx := context.Background()
-	org, user := newID(), newID()
-	c := idemClaim(org, user, "k-1", "body")
-
-	rec, won, err := s.ClaimIdempotencyKey(ctx, c)
+// hold begins c's idempotent transaction and requires that it holds the key.
+func hold(t *testing.T, s *store.Store, c store.IdempotencyClaim) store.IdempotencyHold {
+	t.Helper()
+	h, _, err := s.BeginIdempotent(context.Background(), c, nil)
 	require.NoError(t, err)
-	require.True(t, won)
+	require.NotNil(t, h, "the key must be free")
+	t.Cleanup(func() { h.Rollback(context.Background()) })
+	return h
+}
+
+// balance reads an organization's credit on a connection of its own.
+func balance(t *testing.T, s *store.Store, org string) int64 {
+	t.Helper()
+	var b int64
+	err := s.Pool().QueryRow(context.Background(), `SELECT balance_cents FROM org_credits WHERE org_id = $1`, org).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0
+	}
+	require.NoError(t, err)
+	return b
+}
+
+var answer = store.IdempotentResponse{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"x"}`)}
+
+func TestIdempotentAnswerCommitsWithTheEffect(t *testing.T) {
+	s := storetest.New(t)
+	org, _ := seedOrg(t, s)
+	c := idemClaim(org, newID(), "k-1", "body")
+	h := hold(t, s, c)
+	ctx := h.Bind(context.Background())
+
+	_, err := s.AddCredit(ctx, org, 100)
+	require.NoError(t, err)
+	require.Zero(t, balance(t, s, org), "the effect is invisible before the commit")
+	busy, rec, err := s.BeginIdempotent(context.Background(), c, nil)
+	require.NoError(t, err)
+	require.Nil(t, busy, "the key is held")
 	require.Equal(t, store.IdempotencyInFlight, rec.State)
-	require.NotEmpty(t, rec.ClaimID)
-	require.WithinDuration(t, rec.CreatedAt.Add(24*time.Hour), rec.ExpiresAt, time.Second)
 
-	again, won, err := s.ClaimIdempotencyKey(ctx, c)
+	require.NoError(t, h.Finish(ctx, &answer))
+	require.EqualValues(t, 100, balance(t, s, org))
+
+	again, rec, err := s.BeginIdempotent(context.Background(), c, nil)
 	require.NoError(t, err)
-	require.False(t, won, "in flight")
-	require.Equal(t, store.IdempotencyInFlight, again.State)
-	require.Equal(t, c.RequestHash, again.RequestHash)
+	require.Nil(t, again, "a stored answer is replayed, never run again")
+	require.Equal(t, store.IdempotencyDone, rec.State)
+	require.Equal(t, c.RequestHash, rec.RequestHash)
+	require.Equal(t, answer.Status, rec.Response.Status)
+	require.Equal(t, answer.Body, rec.Response.Body)
+	require.Equal(t, answer.Header, rec.Response.Header)
 
-	resp := store.IdempotentResponse{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":1}`)}
-	require.ErrorIs(t, s.CompleteIdempotencyKey(ctx, c.IdempotencyKey, newID(), resp), store.ErrNotFound, "another claim")
-	require.NoError(t, s.CompleteIdempotencyKey(ctx, c.IdempotencyKey, rec.ClaimID, resp))
-	require.ErrorIs(t, s.CompleteIdempotencyKey(ctx, c.IdempotencyKey, rec.ClaimID, resp), store.ErrNotFound, "already done")
-
-	done, won, err := s.ClaimIdempotencyKey(ctx, c)
+	// After the commit the context's statements run on their own.
+	_, err = s.AddCredit(ctx, org, 1)
 	require.NoError(t, err)
-	require.False(t, won)
-	require.Equal(t, store.IdempotencyDone, done.State)
-	require.Equal(t, resp, done.Response)
-
-	// The same key of another principal or organization is another key.
-	for name, other := range map[string]store.IdempotencyClaim{
-		"other principal": idemClaim(org, newID(), "k-1", "body"),
-		"other org":       idemClaim(newID(), user, "k-1", "body"),
-	} {
-		_, won, err := s.ClaimIdempotencyKey(ctx, other)
-		require.NoError(t, err, name)
-		require.True(t, won, name)
-	}
+	require.EqualValues(t, 101, balance(t, s, org))
 }
 
-func TestIdempotencyClaimAtomic(t *testing.T) {
+func TestIdempotentRollbackLeavesNothing(t *testing.T) {
 	s := storetest.New(t)
-	ctx := context.Background()
-	c := idemClaim(newID(), newID(), "race", "body")
-	const n = 20
+	org, _ := seedOrg(t, s)
+	c := idemClaim(org, newID(), "k", "b")
+	h := hold(t, s, c)
+	ctx := h.Bind(context.Background())
+	_, err := s.AddCredit(ctx, org, 100)
+	require.NoError(t, err)
+	h.Rollback(ctx) // as a crash before the commit does
+
+	require.Zero(t, balance(t, s, org))
+	h2 := hold(t, s, c) // the key is free at once: the retry runs normally
+	require.NoError(t, h2.Finish(context.Background(), nil))
+}
+
+// A failed attempt (no answer stored) still commits what it wrote, such as
+// a failed-sign-in counter and its audit event, and leaves the key free.
+func TestIdempotentFinishWithoutAnswerKeepsSecurityState(t *testing.T) {
+	s := storetest.New(t)
+	user, org, _ := seedUser(t, s, "h")
+	c := idemClaim(org, user, "k", "b")
+	h := hold(t, s, c)
+	ctx := h.Bind(context.Background())
+
+	var stored atomic.Bool
+	ev := event(org, "auth.token")
+	ev.OnStored = func() { stored.Store(true) }
+	_, err := s.RecordLoginFailure(ctx, user, 10, time.Hour, ev, nil)
+	require.NoError(t, err)
+	require.False(t, stored.Load(), "an event is stored only when the idempotent transaction commits")
+	// A statement the database refuses does not undo the request's other writes.
+	_, err = s.AddCredit(ctx, newID(), 5)
+	require.ErrorIs(t, err, store.ErrNotFound)
+	_, err = s.AddCredit(ctx, org, 7)
+	require.NoError(t, err)
+
+	require.NoError(t, h.Finish(ctx, nil))
+	require.True(t, stored.Load())
+	require.Equal(t, 1, countEvents(t, s, org, "auth.token"))
+	require.EqualValues(t, 7, balance(t, s, org))
+	var failed int
+	require.NoError(t, s.Pool().QueryRow(context.Background(), `SELECT failed_logins FROM users WHERE id = $1`, user).Scan(&failed))
+	require.Equal(t, 1, failed)
+	hold(t, s, c) // no answer was stored: the key is free
+}
+
+func TestIdempotentEventDroppedOnRollback(t *testing.T) {
+	s := storetest.New(t)
+	user, org, _ := seedUser(t, s, "h")
+	h := hold(t, s, idemClaim(org, user, "k", "b"))
+	ctx := h.Bind(context.Background())
+	var stored atomic.Bool
+	ev := event(org, "auth.token")
+	ev.OnStored = func() { stored.Store(true) }
+	_, err := s.RecordLoginFailure(ctx, user, 10, time.Hour, ev, nil)
+	require.NoError(t, err)
+	h.Rollback(ctx)
+	require.False(t, stored.Load())
+	require.Equal(t, 0, countEvents(t, s, org, "auth.token"))
+}
+
+func TestCheckpointIdempotent(t *testing.T) {
+	s := storetest.New(t)
+	org, _ := seedOrg(t, s)
+	c := idemClaim(org, newID(), "k", "b")
+	var commits atomic.Int32
+	h, _, err := s.BeginIdempotent(context.Background(), c, func() { commits.Add(1) })
+	require.NoError(t, err)
+	require.NotNil(t, h)
+	ctx := h.Bind(context.Background())
+	_, err = s.AddCredit(ctx, org, 100)
+	require.NoError(t, err)
+
+	provisional := store.IdempotentResponse{Status: 200, Body: []byte(`{"status":"signed"}`)}
+	require.NoError(t, s.CheckpointIdempotent(ctx, provisional))
+	require.EqualValues(t, 1, commits.Load(), "the test hook runs after the commit")
+	require.EqualValues(t, 100, balance(t, s, org), "the checkpoint committed the effect")
+	_, rec, err := s.BeginIdempotent(context.Background(), c, nil)
+	require.NoError(t, err)
+	require.Equal(t, provisional.Body, rec.Response.Body, "a retry after the checkpoint replays")
+
+	_, err = s.AddCredit(ctx, org, 1) // after the checkpoint: on its own
+	require.NoError(t, err)
+	require.EqualValues(t, 101, balance(t, s, org))
+	require.NoError(t, h.Finish(ctx, nil), "a failure after the checkpoint keeps its answer")
+	_, rec, err = s.BeginIdempotent(context.Background(), c, nil)
+	require.NoError(t, err)
+	require.Equal(t, provisional.Body, rec.Response.Body)
+	require.NoError(t, h.Finish(ctx, &answer), "the final answer replaces the provisional one")
+	_, rec, err = s.BeginIdempotent(context.Background(), c, nil)
+	require.NoError(t, err)
+	require.Equal(t, answer.Body, rec.Response.Body)
+
+	require.NoError(t, s.ForgetIdempotent(ctx))
+	hold(t, s, c)
+}
+
+func TestIdempotentConcurrentHolders(t *testing.T) {
+	s := storetest.New(t)
+	org, user := newID(), newID()
+	c := idemClaim(org, user, "k", "b")
 	var wg sync.WaitGroup
-	wins := make(chan string, n)
-	errs := make(chan error, n)
-	start := make(chan struct{})
-	for range n {
+	var holders atomic.Int32
+	for range 20 {
 		wg.Go(func() {
-			<-start
-			rec, won, err := s.ClaimIdempotencyKey(ctx, c)
+			h, rec, err := s.BeginIdempotent(context.Background(), c, nil)
 			if err != nil {
-				errs <- err
+				t.Error(err)
 				return
 			}
-			if won {
-				wins <- rec.ClaimID
+			if h == nil {
+				if rec.State != store.IdempotencyInFlight && rec.State != store.IdempotencyDone {
+					t.Errorf("unexpected state %q", rec.State)
+				}
+				return
+			}
+			holders.Add(1)
+			if err := h.Finish(context.Background(), &answer); err != nil {
+				t.Error(err)
 			}
 		})
 	}
-	close(start)
 	wg.Wait()
-	close(wins)
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
-	require.Len(t, wins, 1, "exactly one claim wins")
+	require.EqualValues(t, 1, holders.Load(), "one holder; every other request saw it in flight or replayed it")
 }
 
-func TestIdempotencyTakeover(t *testing.T) {
+func TestIdempotentExpiredAnswerRunsAgain(t *testing.T) {
 	s := storetest.New(t)
-	ctx := context.Background()
-	tests := map[string]struct {
-		complete bool
-		age      time.Duration
-		wantWon  bool
-	}{
-		"in flight, fresh":          {age: time.Minute},
-		"in flight, stale":          {age: 6 * time.Minute, wantWon: true}, // its request crashed
-		"done, inside the window":   {complete: true, age: 23 * time.Hour},
-		"done, expired not purged":  {complete: true, age: 25 * time.Hour, wantWon: true},
-		"in flight, expired (dead)": {age: 25 * time.Hour, wantWon: true},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			c := idemClaim(newID(), newID(), "k", "first")
-			first, won, err := s.ClaimIdempotencyKey(ctx, c)
-			require.NoError(t, err)
-			require.True(t, won)
-			if tc.complete {
-				require.NoError(t, s.CompleteIdempotencyKey(ctx, c.IdempotencyKey, first.ClaimID, store.IdempotentResponse{Status: 200}))
-			}
-			backdate(t, s, c.IdempotencyKey, tc.age)
-
-			second := idemClaim(c.OrgID, c.PrincipalID, c.Key, "second")
-			rec, won, err := s.ClaimIdempotencyKey(ctx, second)
-			require.NoError(t, err)
-			require.Equal(t, tc.wantWon, won)
-			if !tc.wantWon {
-				require.Equal(t, c.RequestHash, rec.RequestHash)
-				return
-			}
-			require.Equal(t, second.RequestHash, rec.RequestHash)
-			require.NotEqual(t, first.ClaimID, rec.ClaimID)
-			// The first holder lost its claim: it can neither complete nor release.
-			require.ErrorIs(t, s.CompleteIdempotencyKey(ctx, c.IdempotencyKey, first.ClaimID, store.IdempotentResponse{Status: 200}), store.ErrNotFound)
-			require.NoError(t, s.ReleaseIdempotencyKey(ctx, c.IdempotencyKey, first.ClaimID))
-			require.NoError(t, s.CompleteIdempotencyKey(ctx, c.IdempotencyKey, rec.ClaimID, store.IdempotentResponse{Status: 200}))
-		})
-	}
-}
-
-func TestIdempotencyRelease(t *testing.T) {
-	s := storetest.New(t)
-	ctx := context.Background()
-	c := idemClaim(newID(), newID(), "k", "body")
-	rec, won, err := s.ClaimIdempotencyKey(ctx, c)
-	require.NoError(t, err)
-	require.True(t, won)
-	require.NoError(t, s.ReleaseIdempotencyKey(ctx, c.IdempotencyKey, rec.ClaimID))
-	again, won, err := s.ClaimIdempotencyKey(ctx, c)
-	require.NoError(t, err)
-	require.True(t, won, "a released key can be claimed again")
-	require.NotEqual(t, rec.ClaimID, again.ClaimID)
+	c := idemClaim(newID(), newID(), "k", "b")
+	require.NoError(t, hold(t, s, c).Finish(context.Background(), &answer))
+	backdate(t, s, c.IdempotencyKey, 25*time.Hour)
+	require.NoError(t, hold(t, s, c).Finish(context.Background(), &answer))
 }
 
 func TestIdempotencyPurge(t *testing.T) {
@@ -167,9 +231,7 @@ func TestIdempotencyPurge(t *testing.T) {
 	ages := map[string]time.Duration{"fresh": 0, "day": 30 * time.Hour, "old": 49 * time.Hour, "older": 100 * time.Hour}
 	for key, age := range ages {
 		c := idemClaim(org, user, key, "b")
-		_, won, err := s.ClaimIdempotencyKey(ctx, c)
-		require.NoError(t, err)
-		require.True(t, won)
+		require.NoError(t, hold(t, s, c).Finish(ctx, &answer))
 		backdate(t, s, c.IdempotencyKey, age)
 	}
 	n, err := s.PurgeIdempotencyKeys(ctx, 48*time.Hour)
@@ -192,6 +254,25 @@ func TestIdempotencyInvalidClaim(t *testing.T) {
 	s := storetest.New(t)
 	c := idemClaim(newID(), newID(), "k", "b")
 	c.RequestHash = c.RequestHash[:8]
-	_, _, err := s.ClaimIdempotencyKey(context.Background(), c)
+	_, _, err := s.BeginIdempotent(context.Background(), c, nil)
 	require.Error(t, err)
+}
+
+// RecordEvent in an idempotent transaction stores the request's event once:
+// not again when a write of the request already inserted it.
+func TestRecordEventOncePerRequest(t *testing.T) {
+	s := storetest.New(t)
+	user, org, _ := seedUser(t, s, "h")
+	h := hold(t, s, idemClaim(org, user, "k", "b"))
+	ctx := h.Bind(context.Background())
+	ev := event(org, "auth.token")
+	_, err := s.RecordLoginFailure(ctx, user, 10, time.Hour, ev, nil)
+	require.NoError(t, err)
+	again := *ev
+	require.NoError(t, s.RecordEvent(ctx, &again))
+	other := event(org, "secret.write")
+	require.NoError(t, s.RecordEvent(ctx, other))
+	require.NoError(t, h.Finish(ctx, nil))
+	require.Equal(t, 1, countEvents(t, s, org, "auth.token"))
+	require.Equal(t, 1, countEvents(t, s, org, "secret.write"))
 }

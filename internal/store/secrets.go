@@ -122,7 +122,7 @@ func (s *Store) putOptimistic(ctx context.Context, in Secret, seal SealFunc, ev 
 		return Secret{}, false, false, fmt.Errorf("writing secret: %w", err)
 	}
 	if record {
-		markStored(e) // the statement committed with its audit event
+		s.noteStored(ctx, e) // the statement committed with its audit event
 	}
 	return out, created, true, nil
 }

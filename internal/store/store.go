@@ -15,7 +15,9 @@ import (
 
 // Store is the PostgreSQL system of record. It is safe for concurrent use.
 type Store struct {
-	pool *pgxpool.Pool
+	// pool sends a statement to the request's idempotent transaction when
+	// its context carries one (idemtx.go), to the pool otherwise.
+	pool dbRouter
 	// userCutoffs is told of every user cut-off this store commits (see
 	// SetUserCutoffHook).
 	userCutoffs atomic.Pointer[func(UserCutoff)]
@@ -39,12 +41,12 @@ func Open(ctx context.Context, url string, maxConns int32) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pinging database: %w", err)
 	}
-	return &Store{pool: pool}, nil
+	return &Store{pool: dbRouter{pool}}, nil
 }
 
 // Pool exposes the connection pool to packages that own their own tables
 // (certmagic storage, listeners).
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+func (s *Store) Pool() *pgxpool.Pool { return s.pool.Pool }
 
 // Ping checks the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
@@ -54,7 +56,9 @@ func (s *Store) Close() { s.pool.Close() }
 
 // inTx runs fn in a transaction and commits it when fn returns nil. The
 // audit events fn inserted (insertEvent, queueEvent) are told they are
-// stored once the commit succeeded, and only then.
+// stored once the commit succeeded, and only then. In a request's
+// idempotent transaction it is a savepoint, and its events are stored when
+// that transaction commits.
 func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
@@ -69,7 +73,7 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 		return fmt.Errorf("committing: %w", err)
 	}
 	for _, ev := range atx.events {
-		markStored(ev)
+		s.noteStored(ctx, ev)
 	}
 	return nil
 }

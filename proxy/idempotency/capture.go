@@ -3,59 +3,69 @@ package idempotency
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 )
 
-// capture passes a response through while keeping a copy of its status, the
-// replayable headers as they were when the response started, and up to max
-// bytes of its body.
+// capture holds the response of the request that holds a key until its
+// idempotent transaction has committed: nothing reaches the client before
+// the answer is stored with the effect. It keeps the status, the
+// replayable headers as they were when the response started, and the
+// body; a body over max bytes is sent but not stored.
 type capture struct {
-	http.ResponseWriter
-	keep     []string
-	max      int
-	status   int
-	header   map[string][]string
-	body     bytes.Buffer
-	overflow bool
+	keep   []string
+	max    int
+	header http.Header
+	status int
+	kept   map[string][]string
+	body   bytes.Buffer
 }
+
+func newCapture(keep []string, max int) *capture {
+	return &capture{keep: keep, max: max, header: http.Header{}}
+}
+
+func (c *capture) Header() http.Header { return c.header }
 
 func (c *capture) WriteHeader(status int) {
 	if c.status == 0 && status >= 200 {
 		c.start(status)
 	}
-	c.ResponseWriter.WriteHeader(status)
 }
 
 func (c *capture) Write(p []byte) (int, error) {
 	if c.status == 0 {
 		c.start(http.StatusOK)
 	}
-	if !c.overflow {
-		if c.body.Len()+len(p) > c.max {
-			c.overflow = true
-			c.body = bytes.Buffer{}
-		} else {
-			c.body.Write(p)
-		}
-	}
-	return c.ResponseWriter.Write(p)
+	return c.body.Write(p)
 }
 
 func (c *capture) start(status int) {
 	c.status = status
-	c.header = map[string][]string{}
-	h := c.ResponseWriter.Header()
+	c.kept = map[string][]string{}
 	for _, name := range c.keep {
-		if v := h.Values(name); len(v) > 0 {
-			c.header[http.CanonicalHeaderKey(name)] = append([]string(nil), v...)
+		if v := c.header.Values(name); len(v) > 0 {
+			c.kept[http.CanonicalHeaderKey(name)] = append([]string(nil), v...)
 		}
 	}
 }
 
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (c *capture) Unwrap() http.ResponseWriter { return c.ResponseWriter }
-
 // storable reports whether the response may be replayed: a 2xx whose body
 // fitted the bound.
 func (c *capture) storable() bool {
-	return c.status >= 200 && c.status < 300 && !c.overflow
+	return c.status >= 200 && c.status < 300 && c.body.Len() <= c.max
+}
+
+// sendTo writes the held response to w.
+func (c *capture) sendTo(w http.ResponseWriter) {
+	h := w.Header()
+	for k, v := range c.header {
+		h[k] = v
+	}
+	if c.body.Len() > 0 && h.Get("Content-Length") == "" {
+		h.Set("Content-Length", strconv.Itoa(c.body.Len()))
+	}
+	w.WriteHeader(c.status)
+	if c.body.Len() > 0 {
+		_, _ = w.Write(c.body.Bytes())
+	}
 }

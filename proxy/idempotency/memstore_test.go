@@ -3,63 +3,84 @@ package idempotency
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/opencustody/ocv/internal/store"
 )
 
-// memStore is an in-memory Store with the semantics of *store.Store, minus
-// the clock: tests mark a record stale explicitly.
+// memStore is an in-memory Store with the semantics of *store.Store: one
+// holder per key, answers stored on Finish, nothing left by a rollback.
 type memStore struct {
-	mu       sync.Mutex
-	recs     map[store.IdempotencyKey]*store.IdempotencyRecord
-	stale    map[store.IdempotencyKey]bool
-	next     int
-	claimErr error
+	mu        sync.Mutex
+	recs      map[store.IdempotencyKey]store.IdempotencyRecord
+	held      map[store.IdempotencyKey]bool
+	claimErr  error
+	commitErr error
+	// onFinish runs at the start of every Finish (tests look at what the
+	// client got so far).
+	onFinish func()
 	purged   []time.Duration
 }
 
 func newMemStore() *memStore {
-	return &memStore{recs: map[store.IdempotencyKey]*store.IdempotencyRecord{}, stale: map[store.IdempotencyKey]bool{}}
+	return &memStore{recs: map[store.IdempotencyKey]store.IdempotencyRecord{}, held: map[store.IdempotencyKey]bool{}}
 }
 
-func (m *memStore) ClaimIdempotencyKey(_ context.Context, c store.IdempotencyClaim) (store.IdempotencyRecord, bool, error) {
+func (m *memStore) BeginIdempotent(_ context.Context, c store.IdempotencyClaim, afterCommit func()) (store.IdempotencyHold, store.IdempotencyRecord, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.claimErr != nil {
-		return store.IdempotencyRecord{}, false, m.claimErr
+		return nil, store.IdempotencyRecord{}, m.claimErr
 	}
-	if rec, ok := m.recs[c.IdempotencyKey]; ok && !(rec.State == store.IdempotencyInFlight && m.stale[c.IdempotencyKey]) {
-		return *rec, false, nil
+	if m.held[c.IdempotencyKey] {
+		return nil, store.IdempotencyRecord{RequestHash: c.RequestHash, State: store.IdempotencyInFlight}, nil
 	}
-	m.next++
-	rec := &store.IdempotencyRecord{RequestHash: c.RequestHash, State: store.IdempotencyInFlight, ClaimID: strconv.Itoa(m.next)}
-	m.recs[c.IdempotencyKey] = rec
-	delete(m.stale, c.IdempotencyKey)
-	return *rec, true, nil
+	if rec, ok := m.recs[c.IdempotencyKey]; ok {
+		return nil, rec, nil
+	}
+	m.held[c.IdempotencyKey] = true
+	return &memHold{m: m, k: c.IdempotencyKey, hash: c.RequestHash, afterCommit: afterCommit}, store.IdempotencyRecord{}, nil
 }
 
-func (m *memStore) CompleteIdempotencyKey(_ context.Context, k store.IdempotencyKey, claimID string, resp store.IdempotentResponse) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	rec, ok := m.recs[k]
-	if !ok || rec.ClaimID != claimID || rec.State != store.IdempotencyInFlight {
-		return fmt.Errorf("completing idempotency key: %w", store.ErrNotFound)
+type memHold struct {
+	m           *memStore
+	k           store.IdempotencyKey
+	hash        []byte
+	afterCommit func()
+	done        bool
+}
+
+func (h *memHold) Bind(ctx context.Context) context.Context { return ctx }
+
+func (h *memHold) Finish(ctx context.Context, resp *store.IdempotentResponse) error {
+	if h.m.onFinish != nil {
+		h.m.onFinish()
 	}
-	rec.State, rec.Response = store.IdempotencyDone, resp
+	if h.m.commitErr != nil {
+		h.Rollback(ctx)
+		return h.m.commitErr
+	}
+	h.m.mu.Lock()
+	if resp != nil {
+		h.m.recs[h.k] = store.IdempotencyRecord{RequestHash: h.hash, State: store.IdempotencyDone, Response: *resp}
+	}
+	delete(h.m.held, h.k)
+	h.done = true
+	h.m.mu.Unlock()
+	if h.afterCommit != nil {
+		h.afterCommit()
+	}
 	return nil
 }
 
-func (m *memStore) ReleaseIdempotencyKey(_ context.Context, k store.IdempotencyKey, claimID string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if rec, ok := m.recs[k]; ok && rec.ClaimID == claimID && rec.State == store.IdempotencyInFlight {
-		delete(m.recs, k)
+func (h *memHold) Rollback(context.Context) {
+	h.m.mu.Lock()
+	defer h.m.mu.Unlock()
+	if !h.done {
+		delete(h.m.held, h.k)
+		h.done = true
 	}
-	return nil
 }
 
 func (m *memStore) PurgeIdempotencyKeys(_ context.Context, olderThan time.Duration) (int64, error) {
@@ -72,14 +93,8 @@ func (m *memStore) PurgeIdempotencyKeys(_ context.Context, olderThan time.Durati
 	return 1, nil
 }
 
-func (m *memStore) markStale(k store.IdempotencyKey) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.stale[k] = true
-}
-
 func (m *memStore) len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.recs)
+	return len(m.recs) + len(m.held)
 }

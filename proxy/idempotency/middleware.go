@@ -31,9 +31,8 @@ const (
 
 // Defaults of Config.
 const (
-	DefaultTTL        = 24 * time.Hour
-	DefaultStaleAfter = 5 * time.Minute
-	DefaultMaxBody    = 1 << 20
+	DefaultTTL     = 24 * time.Hour
+	DefaultMaxBody = 1 << 20
 )
 
 // DefaultReplayHeaders are the response headers stored and replayed.
@@ -51,14 +50,20 @@ type Config struct {
 	Scope func(*http.Request) (orgID, principalID string, ok bool)
 	// TTL is the replay window (DefaultTTL when 0).
 	TTL time.Duration
-	// StaleAfter: an in-flight key older than this is taken over
-	// (DefaultStaleAfter when 0).
-	StaleAfter time.Duration
 	// MaxBody bounds a stored response body (DefaultMaxBody when 0); a larger
-	// response is not stored and its key is released.
+	// response is not stored and its key is left free.
 	MaxBody int
 	// ReplayHeaders are the response headers kept (DefaultReplayHeaders when nil).
 	ReplayHeaders []string
+	// BeforeCommit, if not nil, runs after the handler with the context
+	// bound to the idempotent transaction and the handler's status, just
+	// before the commit (the proxy stores the request's audit event in
+	// the transaction there). An error rolls everything back and is the
+	// answer.
+	BeforeCommit func(ctx context.Context, r *http.Request, status int) error
+	// AfterCommit, if not nil, runs right after each commit of r's
+	// idempotent transaction, before anything is answered (a test hook).
+	AfterCommit func(r *http.Request)
 	// Log receives store failures; nil discards them.
 	Log *slog.Logger
 }
@@ -75,9 +80,6 @@ func (c *Config) defaults() {
 	}
 	if c.TTL <= 0 {
 		c.TTL = DefaultTTL
-	}
-	if c.StaleAfter <= 0 {
-		c.StaleAfter = DefaultStaleAfter
 	}
 	if c.MaxBody <= 0 {
 		c.MaxBody = DefaultMaxBody
@@ -130,54 +132,73 @@ func Middleware(s Store, cfg Config) func(http.Handler) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			k := store.IdempotencyKey{OrgID: orgID, PrincipalID: principalID, Key: values[0]}
-			claim := store.IdempotencyClaim{IdempotencyKey: k, RequestHash: RequestHash(r.Method, cfg.Target(r), body),
-				TTL: cfg.TTL, StaleAfter: cfg.StaleAfter}
-			rec, won, err := s.ClaimIdempotencyKey(r.Context(), claim)
+			claim := store.IdempotencyClaim{IdempotencyKey: k, RequestHash: RequestHash(r.Method, cfg.Target(r), body), TTL: cfg.TTL}
+			var afterCommit func()
+			if cfg.AfterCommit != nil {
+				afterCommit = func() { cfg.AfterCommit(r) }
+			}
+			hold, rec, err := s.BeginIdempotent(r.Context(), claim, afterCommit)
 			if err != nil {
 				cfg.Log.LogAttrs(r.Context(), httperr.LogLevel(r.Context()), "claiming idempotency key",
 					slog.String("path", r.URL.EscapedPath()), slog.Any("err", err))
 				httperr.Write(w, err)
 				return
 			}
-			if !won {
+			if hold == nil {
 				answerDuplicate(w, rec, claim.RequestHash)
 				return
 			}
-			serveFirst(w, r, next, s, &cfg, k, rec.ClaimID)
+			serveFirst(w, r, next, hold, &cfg)
 		})
 	}
 }
 
-// serveFirst runs the handler for the holder of the key and then stores its
-// response, or releases the key when the response is not replayable (also
-// when the handler panics).
-func serveFirst(w http.ResponseWriter, r *http.Request, next http.Handler, s Store, cfg *Config, k store.IdempotencyKey, claimID string) {
-	cw := &capture{ResponseWriter: w, keep: cfg.ReplayHeaders, max: cfg.MaxBody}
+// serveFirst runs the handler for the holder of the key in its idempotent
+// transaction, holding the response back; then it commits the request's
+// writes with the response (stored when replayable), and only then
+// answers. A response that is not replayable (not 2xx, or too large)
+// commits the request's writes without an answer, so that what a refused
+// request must leave (a failed-attempt counter, a lockout) stays and the
+// key stays free. A panic, or a failed commit, leaves nothing.
+func serveFirst(w http.ResponseWriter, r *http.Request, next http.Handler, hold store.IdempotencyHold, cfg *Config) {
 	// The outcome is recorded even when the client went away.
 	ctx := context.WithoutCancel(r.Context())
-	finished := false
-	defer func() {
-		if finished {
-			return
-		}
-		if err := s.ReleaseIdempotencyKey(ctx, k, claimID); err != nil {
-			cfg.Log.Error("releasing idempotency key", "path", r.URL.EscapedPath(), "err", err)
-		}
-	}()
-	next.ServeHTTP(cw, r)
+	defer hold.Rollback(ctx)
+	bound := r.WithContext(hold.Bind(r.Context()))
+	cw := newCapture(cfg.ReplayHeaders, cfg.MaxBody)
+	next.ServeHTTP(cw, bound)
 	if cw.status == 0 {
 		cw.start(http.StatusOK) // the handler wrote nothing: net/http sends 200
 	}
-	if !cw.storable() {
-		return // the deferred release runs
+	if cfg.BeforeCommit != nil {
+		if err := cfg.BeforeCommit(context.WithoutCancel(bound.Context()), bound, cw.status); err != nil {
+			hold.Rollback(ctx)
+			cfg.Log.Error("before committing an idempotent request", "path", r.URL.EscapedPath(), "err", err)
+			httperr.Write(w, err)
+			return
+		}
 	}
-	finished = true
-	resp := store.IdempotentResponse{Status: cw.status, Header: cw.header, Body: cw.body.Bytes()}
-	if err := s.CompleteIdempotencyKey(ctx, k, claimID, resp); err != nil {
-		// The response is already on its way; a lost claim means a stale
-		// takeover ran the request again, which only a crash should cause.
-		cfg.Log.Error("storing idempotent response", "path", r.URL.EscapedPath(), "err", err)
+	var resp *store.IdempotentResponse
+	if cw.storable() {
+		resp = &store.IdempotentResponse{Status: cw.status, Header: cw.kept, Body: cw.body.Bytes()}
 	}
+	err := hold.Finish(ctx, resp)
+	if errors.Is(err, store.ErrAnswerKept) {
+		// Committed at a checkpoint: a retry replays the provisional answer.
+		cfg.Log.Error("replacing a checkpoint's idempotent answer", "path", r.URL.EscapedPath(), "err", err)
+		err = nil
+	}
+	if err != nil {
+		// Rolled back: nothing happened (or, if the commit's answer was
+		// lost after it took effect, the retry replays the stored answer).
+		cfg.Log.Error("committing an idempotent request", "path", r.URL.EscapedPath(), "err", err)
+		p := problem.New(http.StatusServiceUnavailable, problem.TypeStorageUnavailable,
+			"the request could not be committed, so nothing was done; retry with the same Idempotency-Key")
+		p.RetryAfter = httperr.RetryAfterSeconds
+		problem.Write(w, p)
+		return
+	}
+	cw.sendTo(w)
 }
 
 func answerDuplicate(w http.ResponseWriter, rec store.IdempotencyRecord, requestHash []byte) {

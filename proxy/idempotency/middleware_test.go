@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/internal/store/storetest"
 	"github.com/opencustody/ocv/proxy/auth"
 )
@@ -166,8 +165,10 @@ func TestInFlightDuplicate(t *testing.T) {
 		dup := do(h, request(&alice, "POST", "/v1/things", "k", "{}"))
 		require.Equal(t, http.StatusConflict, dup.Code)
 		require.Equal(t, TypeInProgress, problemType(t, dup))
-		mismatch := do(h, request(&alice, "POST", "/v1/things", "k", `{"x":1}`))
-		require.Equal(t, http.StatusUnprocessableEntity, mismatch.Code, "a different request is a mismatch even in flight")
+		// The holder's request is not known until it commits: in flight,
+		// a different request with the key is told to wait too.
+		other := do(h, request(&alice, "POST", "/v1/things", "k", `{"x":1}`))
+		require.Equal(t, http.StatusConflict, other.Code)
 
 		close(release)
 		first := <-firstDone
@@ -230,21 +231,56 @@ func TestPanicReleasesKey(t *testing.T) {
 	require.Zero(t, m.len(), "the key was released")
 }
 
-func TestStaleInFlightTakenOver(t *testing.T) {
+// Nothing reaches the client before the commit, and a failed commit
+// answers 503 without the handler's response: nothing happened.
+func TestAnswerOnlyAfterCommit(t *testing.T) {
 	m := newMemStore()
-	c := &creator{}
-	h := Middleware(m, Config{})(c)
-	// A crashed replica left the key in flight.
-	_, won, err := m.ClaimIdempotencyKey(context.Background(), store.IdempotencyClaim{
-		IdempotencyKey: store.IdempotencyKey{OrgID: alice.OrgID, PrincipalID: alice.ID, Key: "k"},
-		RequestHash:    RequestHash("POST", "/v1/x?", []byte("{}")),
+	var w *httptest.ResponseRecorder
+	m.onFinish = func() {
+		require.False(t, w.Flushed)
+		require.Empty(t, w.Body.String(), "nothing is answered before the commit")
+		require.Empty(t, w.Header().Get("Location"))
+	}
+	var order []string
+	h := Middleware(m, Config{AfterCommit: func(*http.Request) { order = append(order, "commit") }})(&creator{})
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, request(&alice, "POST", "/v1/x", "k", "{}"))
+	require.Equal(t, http.StatusCreated, w.Code)
+	require.Equal(t, "/v1/things/1", w.Header().Get("Location"))
+	require.Equal(t, []string{"commit"}, order)
+
+	m.commitErr = errors.New("connection reset")
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, request(&alice, "POST", "/v1/x", "k2", "{}"))
+	require.Equal(t, http.StatusServiceUnavailable, w.Code)
+	require.Equal(t, "storage_unavailable", problemType(t, w))
+	require.NotEmpty(t, w.Header().Get("Retry-After"))
+	require.Empty(t, w.Header().Get("Location"), "the handler's headers are not sent")
+	require.NotContains(t, w.Body.String(), "connection reset")
+	require.Equal(t, 1, m.len(), "only the first key is stored; k2 is free: the retry runs once, normally")
+}
+
+func TestBeforeCommit(t *testing.T) {
+	backends(t, func(t *testing.T, s Store) {
+		var statuses []int
+		fail := false
+		c := &creator{}
+		h := Middleware(s, Config{BeforeCommit: func(_ context.Context, _ *http.Request, status int) error {
+			statuses = append(statuses, status)
+			if fail {
+				return errors.New("audit down")
+			}
+			return nil
+		}})(c)
+		fail = true
+		w := do(h, request(&alice, "POST", "/v1/x", "k", "{}"))
+		require.Equal(t, http.StatusInternalServerError, w.Code)
+		require.NotContains(t, w.Body.String(), "audit down")
+		fail = false
+		require.Equal(t, http.StatusCreated, do(h, request(&alice, "POST", "/v1/x", "k", "{}")).Code, "the key was left free")
+		require.Equal(t, []int{201, 201}, statuses)
+		require.EqualValues(t, 2, c.calls.Load())
 	})
-	require.NoError(t, err)
-	require.True(t, won)
-	require.Equal(t, http.StatusConflict, do(h, request(&alice, "POST", "/v1/x", "k", "{}")).Code)
-	m.markStale(store.IdempotencyKey{OrgID: alice.OrgID, PrincipalID: alice.ID, Key: "k"})
-	require.Equal(t, http.StatusCreated, do(h, request(&alice, "POST", "/v1/x", "k", "{}")).Code)
-	require.EqualValues(t, 1, c.calls.Load())
 }
 
 func TestStoreFailureFailsClosed(t *testing.T) {

@@ -12,14 +12,13 @@ import (
 const PurgeAfter = 48 * time.Hour
 
 // Store keeps idempotency records; *store.Store implements it. It must be
-// safe for concurrent use, and ClaimIdempotencyKey must be atomic across
-// every replica sharing the store: of concurrent claims of one key exactly
-// one wins. Complete and release act only on the claim they name and return
-// store.ErrNotFound (wrapped) from complete when that claim was lost.
+// safe for concurrent use, and of concurrent BeginIdempotent calls for one
+// key across every replica at most one may hold it: the others get the
+// key's stored answer or a record in state store.IdempotencyInFlight. The
+// hold runs the request's writes in one transaction with the answer
+// (store.IdempotencyHold).
 type Store interface {
-	ClaimIdempotencyKey(ctx context.Context, c store.IdempotencyClaim) (rec store.IdempotencyRecord, won bool, err error)
-	CompleteIdempotencyKey(ctx context.Context, k store.IdempotencyKey, claimID string, resp store.IdempotentResponse) error
-	ReleaseIdempotencyKey(ctx context.Context, k store.IdempotencyKey, claimID string) error
+	BeginIdempotent(ctx context.Context, c store.IdempotencyClaim, afterCommit func()) (store.IdempotencyHold, store.IdempotencyRecord, error)
 }
 
 // Purger deletes old records; *store.Store implements it.

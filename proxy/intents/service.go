@@ -35,6 +35,9 @@ type TxStore interface {
 	ReleaseTxFee(ctx context.Context, orgID, agentID, chain string, day time.Time, value, fee *big.Int) error
 	ReserveNonce(ctx context.Context, orgID string, chainID int64, address string, chainPending uint64) (uint64, error)
 	ReleaseNonce(ctx context.Context, orgID string, chainID int64, address string, nonce uint64) error
+	// CheckpointIdempotent and ForgetIdempotent: see store (exactly once).
+	CheckpointIdempotent(ctx context.Context, resp store.IdempotentResponse) error
+	ForgetIdempotent(ctx context.Context) error
 }
 
 // ChainResolver reads the chain registry: a chain by name, alias or EVM

@@ -3,6 +3,7 @@ package intents
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -37,6 +38,8 @@ type fakeStore struct {
 	guardSealed            int
 	feesBefore             *big.Int // the day's fees ReserveTxFee answers
 	fees, releasedFees     []string // fees reserved and given back
+	checkpoints            []string // provisional answers, with the statuses set before each
+	forgets                int
 }
 
 func (f *fakeStore) ActiveSigningKey(context.Context, string, string, string) (store.SigningKey, error) {
@@ -100,6 +103,20 @@ func (f *fakeStore) ReserveNonce(_ context.Context, _ string, _ int64, _ string,
 	f.nonces++
 	return pending, nil
 }
+func (f *fakeStore) CheckpointIdempotent(_ context.Context, resp store.IdempotentResponse) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.checkpoints = append(f.checkpoints, fmt.Sprintf("%d statuses before; %s", len(f.statuses), resp.Body))
+	return nil
+}
+
+func (f *fakeStore) ForgetIdempotent(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.forgets++
+	return nil
+}
+
 func (f *fakeStore) ReleaseNonce(context.Context, string, int64, string, uint64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -245,6 +262,16 @@ func TestSignTransactionRollback(t *testing.T) {
 			require.Equal(t, tc.wantReleased, st.releasedTx, "day reservations given back")
 			require.Equal(t, tc.wantReleased, st.releasedNonces, "nonces given back")
 			require.Equal(t, tc.wantStatuses, st.statuses)
+			// A broadcast commits the signed record (exactly once) before
+			// it leaves; a refused one forgets that answer.
+			if tc.mode == Broadcast && (tc.wantStatuses != nil || tc.send == "unknown") {
+				require.Len(t, st.checkpoints, 1)
+				require.Contains(t, st.checkpoints[0], `0 statuses before; {`)
+				require.Contains(t, st.checkpoints[0], `"status":"signed"`)
+			} else {
+				require.Empty(t, st.checkpoints)
+			}
+			require.Equal(t, tc.send == "rejected", st.forgets == 1)
 			// The maximum fee (21000 gas × 2 wei) is reserved and given
 			// back with the value.
 			for _, f := range st.fees {

@@ -136,10 +136,17 @@ func (s *Service) SignTransaction(ctx context.Context, token string, party store
 	if mode == SignOnly {
 		return res, nil
 	}
+	if err := s.checkpoint(ctx, rec); err != nil {
+		keep = true // rolled back with the reservations: nothing to give back
+		return TxResult{}, err
+	}
 	if res.Record, err = s.broadcast(ctx, cl, a.OrgID, rec, resp.SignedTx); err != nil {
 		// Only a refusal gives the nonce and the spend back: otherwise
 		// the transaction may be (or is) on the chain.
 		keep = !errors.Is(err, errRejected)
+		if !keep {
+			s.forgetCheckpoint(ctx)
+		}
 		return TxResult{}, broadcastProblem(err, rec.ID)
 	}
 	return res, nil
