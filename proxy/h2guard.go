@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -46,7 +47,7 @@ const (
 // configureHTTP2 serves HTTP/2 on hs through golang.org/x/net/http2 with
 // the limits above, each connection read through an h2Guard. The maximum
 // header list size is hs.MaxHeaderBytes, the idle timeout hs.IdleTimeout.
-func configureHTTP2(hs *http.Server, log *slog.Logger) error {
+func configureHTTP2(hs *http.Server, log *slog.Logger, box *penaltyBox) error {
 	h2s := &http2.Server{
 		MaxConcurrentStreams:      H2MaxConcurrentStreams,
 		MaxDecoderHeaderTableSize: h2MaxHeaderTable,
@@ -69,7 +70,7 @@ func configureHTTP2(hs *http.Server, log *slog.Logger) error {
 		if bc, ok := h.(interface{ BaseContext() context.Context }); ok {
 			ctx = bc.BaseContext()
 		}
-		h2s.ServeConn(newH2Guard(c, time.Now, log), &http2.ServeConnOpts{Context: ctx, Handler: h, BaseConfig: hs})
+		h2s.ServeConn(newH2Guard(c, time.Now, log, box.punish), &http2.ServeConnOpts{Context: ctx, Handler: h, BaseConfig: hs})
 	}
 	return nil
 }
@@ -90,10 +91,13 @@ type h2Guard struct {
 	budget  tokenBucket
 	tripped bool
 	log     *slog.Logger
+	// onTrip is told the peer's address when the budget runs out (the
+	// penalty box); nil ignores it.
+	onTrip func(net.Addr)
 }
 
-func newH2Guard(c *tls.Conn, now func() time.Time, log *slog.Logger) *h2Guard {
-	return &h2Guard{Conn: c, now: now, log: log, frames: newFrameScanner(),
+func newH2Guard(c *tls.Conn, now func() time.Time, log *slog.Logger, onTrip func(net.Addr)) *h2Guard {
+	return &h2Guard{Conn: c, now: now, log: log, onTrip: onTrip, frames: newFrameScanner(),
 		budget: newTokenBucket(H2ResetBurst, H2ResetsPerSecond, now())}
 }
 
@@ -112,6 +116,9 @@ func (g *h2Guard) Read(p []byte) (int, error) {
 		g.log.LogAttrs(context.Background(), slog.LevelWarn, "http2 connection ended: too many stream resets",
 			slog.String("remote_addr", g.RemoteAddr().String()), slog.Int("reset_burst", H2ResetBurst),
 			slog.Int("resets_per_second", H2ResetsPerSecond))
+		if g.onTrip != nil {
+			g.onTrip(g.RemoteAddr())
+		}
 		return 0, http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
 	}
 	return n, err

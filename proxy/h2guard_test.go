@@ -125,9 +125,10 @@ func TestTokenBucket(t *testing.T) {
 }
 
 // TestServeEndsRapidReset: over the real TLS listener, a connection that
-// resets streams past the budget gets GOAWAY (ENHANCE_YOUR_CALM), one that
-// resets a few keeps its connection, and ordinary HTTP/2 requests still see
-// their TLS state.
+// resets a few streams keeps its connection, ordinary HTTP/2 requests see
+// their TLS state, a connection that resets streams past the budget gets
+// GOAWAY (ENHANCE_YOUR_CALM), and then its address's new connections are
+// refused while a connection open before carries on.
 func TestServeEndsRapidReset(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	tc, _, err := edgetls.DevTLS(t.TempDir(), []string{"127.0.0.1"})
@@ -151,19 +152,35 @@ func TestServeEndsRapidReset(t *testing.T) {
 	fctx, fcancel := context.WithTimeout(ctx, time.Minute)
 	defer fcancel()
 
-	res, err := h2flood.Conn(fctx, target, 1_000_000)
+	res, err := h2flood.Conn(fctx, target, H2ResetBurst/2)
+	require.NoError(t, err)
+	require.False(t, res.GoAway || res.Closed, "resets within the budget keep the connection (%+v)", res)
+
+	// A well-behaved client's connection, open before the flood.
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: client, ForceAttemptHTTP2: true}}
+	get := func() (int, error) {
+		resp, err := hc.Get("https://" + target.Addr + "/")
+		if err != nil {
+			return 0, err
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	status, err := get()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, status, "HTTP/2 with the TLS state")
+
+	res, err = h2flood.Conn(fctx, target, 1_000_000)
 	require.NoError(t, err)
 	require.True(t, res.GoAway, "a rapid reset flood gets GOAWAY (%+v)", res)
 	require.Equal(t, http2.ErrCodeEnhanceYourCalm, res.Code)
 	require.True(t, res.Closed)
 
-	res, err = h2flood.Conn(fctx, target, H2ResetBurst/2)
+	// The flooder's address is penalised: its new connections are closed
+	// before the TLS handshake, while the connection already open carries on.
+	_, err = h2flood.Conn(fctx, target, 1)
+	require.Error(t, err, "a new connection from the penalised address is refused")
+	status, err = get()
 	require.NoError(t, err)
-	require.False(t, res.GoAway || res.Closed, "resets within the budget keep the connection (%+v)", res)
-
-	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: client, ForceAttemptHTTP2: true}}
-	resp, err := hc.Get("https://" + target.Addr + "/")
-	require.NoError(t, err)
-	_ = resp.Body.Close()
-	require.Equal(t, http.StatusNoContent, resp.StatusCode, "HTTP/2 with the TLS state")
+	require.Equal(t, http.StatusNoContent, status, "the connection open before the flood still serves")
 }

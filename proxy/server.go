@@ -70,6 +70,12 @@ type allowedKey struct{}
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Context().Err() != nil {
+		// The client cancelled the request (an HTTP/2 stream reset) before
+		// it was looked at: nothing was done and no answer can reach it.
+		s.metrics.ObserveRequest("cancelled", statusClientClosed, 0)
+		return
+	}
 	start := time.Now()
 	reqID := obs.RequestID()
 	w.Header().Set("X-Request-Id", reqID)
@@ -98,6 +104,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.Duration("latency", latency), slog.String("principal", principalID))
 	}
 }
+
+// statusClientClosed is the status metrics record for a request its client
+// cancelled before it was served (nginx's 499: no answer was sent).
+const statusClientClosed = 499
 
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	route := routeFrom(r.Context())

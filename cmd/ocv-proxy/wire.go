@@ -131,9 +131,13 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
 	}
+	exempt, err := proxy.PenaltyExempt(cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
 	hs := proxy.NewHTTPServer(srv, tlsCfg, log)
 	log.Info("proxy listening", "url", "https://"+ln.Addr().String(), "public_url", cfg.PublicURL, "tls_mode", cfg.TLSMode)
-	s.serve(func(ctx context.Context) error { return proxy.Serve(ctx, hs, ln, log) })
+	s.serve(func(ctx context.Context) error { return proxy.Serve(ctx, hs, ln, log, exempt) })
 	return nil
 }
 
