@@ -14,14 +14,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opencustody/ocv/internal/store"
 	"github.com/opencustody/ocv/test/stack"
 )
 
 // TestSecretCacheReplicas runs two proxies on one database: proxy B caches
 // the sealed secrets it reads, and every change made through proxy A
-// reaches B's readers within the notification delay (waited for up to
-// 10 s, never asserted as a lower bound), including after B's listener
+// reaches B's readers within the change feed's delay (waited for up to
+// 10 s, never asserted as a lower bound), including after B's feed
 // connection is killed.
 func TestSecretCacheReplicas(t *testing.T) {
 	a := stack.Start(t)
@@ -59,7 +58,7 @@ func TestSecretCacheReplicas(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	waitListeners(t, a.DatabaseURL, 2)
+	waitFeeds(t, a.DatabaseURL, 2)
 
 	put(a, "cache-value-one", nil)
 	eventually("first read", b, path, http.StatusOK, "cache-value-one")
@@ -98,19 +97,19 @@ func TestSecretCacheReplicas(t *testing.T) {
 		eventually("A's readers", a, path, http.StatusOK, "cache-value-four")
 	})
 
-	t.Run("a killed listener flushes the cache", func(t *testing.T) {
+	t.Run("a killed feed connection flushes the cache", func(t *testing.T) {
 		eventually("fill", b, path, http.StatusOK, "cache-value-four")
-		killListeners(t, a.DatabaseURL)
-		// Written while B may have no listener: the notification is lost,
-		// and B must not serve what it cached before.
+		killFeeds(t, a.DatabaseURL)
+		// Written while B may have no feed: B must not serve what it
+		// cached before.
 		put(a, "cache-value-five", nil)
-		eventually("after the listener was killed", b, path, http.StatusOK, "cache-value-five")
-		waitListeners(t, a.DatabaseURL, 2)
+		eventually("after the feed connection was killed", b, path, http.StatusOK, "cache-value-five")
+		waitFeeds(t, a.DatabaseURL, 2)
 		status, value := get(b, path, me.Token)
 		require.Equal(t, http.StatusOK, status)
 		require.Equal(t, "cache-value-five", value)
 		put(a, "cache-value-six", nil)
-		eventually("after the listener reconnected", b, path, http.StatusOK, "cache-value-six")
+		eventually("after the feed restarted", b, path, http.StatusOK, "cache-value-six")
 	})
 
 	t.Run("a deletion on A reaches B", func(t *testing.T) {
@@ -142,11 +141,12 @@ func freeLocalPort(t *testing.T) string {
 	return port
 }
 
-// listenerQuery is what pg_stat_activity shows of a secret cache listener.
-var listenerQuery = `LISTEN ` + pgx.Identifier{store.SecretChangesChannel}.Sanitize()
+// feedQuery matches what pg_stat_activity shows of a secret change feed's
+// connection (store.SecretChangeFeed: every poll reads pg_current_snapshot()).
+const feedQuery = `%pg_current_snapshot()%`
 
-// waitListeners waits up to 30 s until n connections listen for secret changes.
-func waitListeners(t *testing.T, dbURL string, n int) {
+// waitFeeds waits up to 30 s until n secret change feeds poll.
+func waitFeeds(t *testing.T, dbURL string, n int) {
 	t.Helper()
 	conn, err := pgx.Connect(stack.Context(t), dbURL)
 	require.NoError(t, err)
@@ -155,26 +155,27 @@ func waitListeners(t *testing.T, dbURL string, n int) {
 	for {
 		var got int
 		require.NoError(t, conn.QueryRow(stack.Context(t), `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND query = $1`, listenerQuery).Scan(&got))
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE $1`, feedQuery).Scan(&got))
 		if got >= n {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d secret cache listeners after 30 s, want %d", got, n)
+			t.Fatalf("%d secret change feeds after 30 s, want %d", got, n)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// killListeners terminates every secret cache listener's backend.
-func killListeners(t *testing.T, dbURL string) {
+// killFeeds terminates every secret change feed's backend.
+func killFeeds(t *testing.T, dbURL string) {
 	t.Helper()
 	conn, err := pgx.Connect(stack.Context(t), dbURL)
 	require.NoError(t, err)
 	defer conn.Close(stack.Context(t))
 	var killed int
 	require.NoError(t, conn.QueryRow(stack.Context(t), `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))
-		FROM pg_stat_activity WHERE datname = current_database() AND query = $1`, listenerQuery).Scan(&killed))
+		FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE $1`,
+		feedQuery).Scan(&killed))
 	require.Positive(t, killed)
 }
 

@@ -154,16 +154,18 @@ func newMetrics(ec *client.Client, audits *auditlog.Committer) *obs.Metrics {
 }
 
 // sealedSecrets is the store with secret reads served from the replica's
-// cache of sealed secrets, kept fresh by the database's notifications; its
-// hit rate is in the metrics.
+// cache of sealed secrets, kept fresh by polling the database's log of
+// secret changes; its hit rate is in the metrics.
 func sealedSecrets(cfg proxy.Config, db *store.Store, m *obs.Metrics, log *slog.Logger, s *stack) secretcache.Vaults {
 	c := secretcache.New(secretcache.Config{MaxEntries: cfg.SecretCache.Entries, MaxBytes: cfg.SecretCache.Bytes, TTL: cfg.SecretCache.TTL,
-		Hits: m.Counter("ocv_secret_cache_hits_total"), Misses: m.Counter("ocv_secret_cache_misses_total"),
+		MaxLag: cfg.SecretCache.MaxLag(), Hits: m.Counter("ocv_secret_cache_hits_total"), Misses: m.Counter("ocv_secret_cache_misses_total"),
 		Evictions: m.Counter("ocv_secret_cache_evictions_total"), Invalidations: m.Counter("ocv_secret_cache_invalidations_total")})
 	m.Gauge("ocv_secret_cache_entries", func() float64 { n, _ := c.Len(); return float64(n) })
 	m.Gauge("ocv_secret_cache_bytes", func() float64 { _, b := c.Len(); return float64(b) })
 	log = log.With("component", "secret-cache")
-	s.loop(func(ctx context.Context) error { return secretcache.Run(ctx, db, c, log) })
+	s.loop(func(ctx context.Context) error {
+		return secretcache.Run(ctx, secretcache.StoreFeed(db), c, cfg.SecretCache.Poll, log)
+	})
 	return secretcache.Vaults{Store: db, Cache: c}
 }
 

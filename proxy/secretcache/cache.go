@@ -4,13 +4,14 @@
 // PostgreSQL returned them. It never holds plaintext: the proxy never sees
 // any, and the enclave still authenticates whatever it is asked to open.
 //
-// Freshness: every change to a secret is announced by the database at
-// commit on store.SecretChangesChannel (a trigger, migration 0030), which
-// every replica LISTENs to (Run). A notification drops its key before any
-// later read; while the listener is not connected the cache serves nothing
-// and is flushed when it connects again. A fill races invalidations through
-// generation counters: a read that began before an invalidation of its key
-// never stores what it fetched.
+// Freshness: every change to a secret is logged by the writing transaction
+// itself (triggers of migration 0030), and every replica polls the log for
+// the changes committed since its previous poll (Run, store.SecretChangeFeed).
+// A change drops its key before any later read; the cache serves only while
+// its polls succeed (within MaxLag) and is flushed whenever the feed
+// (re)starts. A fill races invalidations through generation counters: a
+// read that began before an invalidation of its key never stores what it
+// fetched.
 package secretcache
 
 import (
@@ -40,11 +41,13 @@ type Config struct {
 	MaxEntries int
 	MaxBytes   int64
 	// TTL bounds how long an entry is served without being read again from
-	// the database: a backstop should the listener's connection die
-	// silently; 0 means no bound.
+	// the database even if no change of it was seen: a backstop; 0 means no bound.
 	TTL time.Duration
+	// MaxLag: an entry is served only if a poll of the change log
+	// succeeded within MaxLag (default 1 s).
+	MaxLag time.Duration
 	// HoldTTL bounds how long a local write in an idempotent transaction
-	// keeps its key out of the cache when its notification never comes
+	// keeps its key out of the cache when its change is never seen
 	// (the transaction rolled back); default 2 minutes.
 	HoldTTL time.Duration
 	// Counters for the metrics; nil ones are private.
@@ -66,8 +69,9 @@ type Cache struct {
 	seed maphash.Seed
 
 	mu    sync.Mutex
-	live  bool   // the listener is connected: notifications arrive
-	epoch uint64 // moves on every flush and change of live
+	live  bool      // the change feed runs: changes arrive
+	fresh time.Time // the last successful poll of the change feed
+	epoch uint64    // moves on every flush and change of live
 	gens  [stripes]uint64
 	items map[Key]*list.Element // of *item
 	lru   *list.List            // front: most recently used
@@ -83,7 +87,7 @@ type item struct {
 }
 
 // hold keeps a key out of the cache while a local write of it may be
-// committed without its notification having arrived yet.
+// committed without the change feed having seen it yet.
 type hold struct {
 	n     int
 	until time.Time
@@ -108,6 +112,9 @@ func New(cfg Config) *Cache {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MaxLag <= 0 {
+		cfg.MaxLag = time.Second
 	}
 	if cfg.HoldTTL <= 0 {
 		cfg.HoldTTL = 2 * time.Minute
@@ -140,7 +147,7 @@ func (c *Cache) Get(k Key) (Entry, Ticket, bool) {
 	now := c.cfg.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.live || c.heldLocked(k, now) {
+	if !c.servingLocked(now) || c.heldLocked(k, now) {
 		c.cfg.Misses.Add(1)
 		return Entry{}, Ticket{}, false
 	}
@@ -158,7 +165,7 @@ func (c *Cache) Get(k Key) (Entry, Ticket, bool) {
 }
 
 // Fill stores e under the ticket's key unless the key was invalidated, the
-// cache flushed or the listener disconnected since the ticket was issued.
+// cache flushed or the change feed stopped since the ticket was issued.
 // It reports whether e was stored.
 func (c *Cache) Fill(t Ticket, e Entry) bool {
 	if !t.ok || !c.Enabled() {
@@ -173,7 +180,7 @@ func (c *Cache) Fill(t Ticket, e Entry) bool {
 	now := c.cfg.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.live || t.epoch != c.epoch || t.gen != c.gens[c.stripe(t.key)] || c.heldLocked(t.key, now) {
+	if !c.servingLocked(now) || t.epoch != c.epoch || t.gen != c.gens[c.stripe(t.key)] || c.heldLocked(t.key, now) {
 		return false
 	}
 	if el, ok := c.items[t.key]; ok {
@@ -225,7 +232,7 @@ func (c *Cache) InvalidateVault(orgID, vaultID string) {
 	c.cfg.Invalidations.Add(1)
 }
 
-// Notified applies the database's notification that k changed: it drops k
+// Notified applies a change of k seen in the database's log: it drops k
 // and ends one local hold of it.
 func (c *Cache) Notified(k Key) {
 	c.mu.Lock()
@@ -244,7 +251,7 @@ func (c *Cache) Notified(k Key) {
 // Hold keeps k out of the cache during a local write of it (and drops it);
 // Release ends the hold when the write has committed or failed. A hold
 // never released (a write in an idempotent transaction, committed later)
-// ends with k's notification or after HoldTTL.
+// ends when the change feed sees k change or after HoldTTL.
 func (c *Cache) Hold(k Key) {
 	now := c.cfg.Now()
 	c.mu.Lock()
@@ -290,13 +297,28 @@ func (c *Cache) heldLocked(k Key, now time.Time) bool {
 	return false
 }
 
-// SetLive flushes the cache and says whether the listener is connected: a
-// cache that is not live serves and stores nothing.
+// servingLocked reports whether the cache may serve and store: its feed
+// runs and polled successfully within MaxLag.
+func (c *Cache) servingLocked(now time.Time) bool {
+	return c.live && now.Sub(c.fresh) < c.cfg.MaxLag
+}
+
+// SetLive flushes the cache and says whether its change feed runs: a cache
+// whose feed does not run serves and stores nothing.
 func (c *Cache) SetLive(live bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.flushLocked()
 	c.live = live
+	c.fresh = c.cfg.Now()
+}
+
+// polled records a successful poll whose changes were applied.
+func (c *Cache) polled() {
+	now := c.cfg.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fresh = now
 }
 
 // Flush drops every entry and fails every fill begun before.

@@ -20,6 +20,9 @@ func entry(version uint32, ciphertext int) Entry {
 func key(i int) Key { return Key{OrgID: "o", VaultID: "v", Path: fmt.Sprintf("p%d", i)} }
 
 func liveCache(cfg Config) *Cache {
+	if cfg.MaxLag == 0 {
+		cfg.MaxLag = time.Hour // tests that move the clock do not poll
+	}
 	c := New(cfg)
 	c.SetLive(true)
 	return c
@@ -104,14 +107,13 @@ func TestInvalidation(t *testing.T) {
 		name string
 		drop func(c *Cache)
 	}{
-		{"notification", func(c *Cache) { c.apply("o v p0") }},
-		{"vault notification", func(c *Cache) { c.apply("o v") }},
-		{"unreadable notification", func(c *Cache) { c.apply("garbage") }},
+		{"logged change", func(c *Cache) { c.apply(store.SecretChange{OrgID: "o", VaultID: "v", Path: "p0"}) }},
+		{"logged vault change", func(c *Cache) { c.apply(store.SecretChange{OrgID: "o", VaultID: "v"}) }},
 		{"local write", func(c *Cache) { c.Invalidate(key(0)) }},
 		{"hold", func(c *Cache) { c.Hold(key(0)) }},
 		{"vault deletion", func(c *Cache) { c.InvalidateVault("o", "v") }},
-		{"listener lost", func(c *Cache) { c.SetLive(false) }},
-		{"listener reconnected", func(c *Cache) { c.SetLive(true) }},
+		{"feed lost", func(c *Cache) { c.SetLive(false) }},
+		{"feed restarted", func(c *Cache) { c.SetLive(true) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,13 +134,12 @@ func TestInvalidation(t *testing.T) {
 func TestFillRacingInvalidation(t *testing.T) {
 	c := liveCache(Config{MaxEntries: 10, MaxBytes: 1 << 20})
 	for name, drop := range map[string]func(){
-		"notification":  func() { c.apply("o v p0") },
-		"vault":         func() { c.apply("o v") },
-		"flush":         func() { c.Flush() },
-		"reconnect":     func() { c.SetLive(false); c.SetLive(true) },
-		"local write":   func() { c.Hold(key(0)); c.Release(key(0)) },
-		"invalidation":  func() { c.Invalidate(key(0)) },
-		"unknown event": func() { c.apply("") },
+		"logged change": func() { c.apply(store.SecretChange{OrgID: "o", VaultID: "v", Path: "p0"}) },
+		"vault":        func() { c.apply(store.SecretChange{OrgID: "o", VaultID: "v"}) },
+		"flush":        func() { c.Flush() },
+		"reconnect":    func() { c.SetLive(false); c.SetLive(true) },
+		"local write":  func() { c.Hold(key(0)); c.Release(key(0)) },
+		"invalidation": func() { c.Invalidate(key(0)) },
 	} {
 		_, ticket, hit := c.Get(key(0))
 		if hit {
@@ -157,7 +158,7 @@ func TestFillRacingInvalidation(t *testing.T) {
 func TestNotLiveServesNothing(t *testing.T) {
 	c := New(Config{MaxEntries: 10, MaxBytes: 1 << 20})
 	if fill(c, key(0), entry(1, 1)) {
-		t.Fatal("filled before the listener connected")
+		t.Fatal("filled before the feed started")
 	}
 	c.SetLive(true)
 	if !fill(c, key(0), entry(1, 1)) {
@@ -165,11 +166,11 @@ func TestNotLiveServesNothing(t *testing.T) {
 	}
 	c.SetLive(false)
 	if _, _, ok := c.Get(key(0)); ok {
-		t.Fatal("served while the listener is down")
+		t.Fatal("served while the feed is down")
 	}
 	c.SetLive(true)
 	if _, _, ok := c.Get(key(0)); ok {
-		t.Fatal("entry of before the disconnection survived the reconnection")
+		t.Fatal("entry of before the feed stopped survived its restart")
 	}
 }
 
@@ -181,9 +182,9 @@ func TestHolds(t *testing.T) {
 	if fill(c, key(0), entry(1, 1)) {
 		t.Fatal("filled a held key")
 	}
-	c.apply("o v p0")
+	c.apply(store.SecretChange{OrgID: "o", VaultID: "v", Path: "p0"})
 	if !fill(c, key(0), entry(2, 1)) {
-		t.Fatal("the notification did not end the hold")
+		t.Fatal("the logged change did not end the hold")
 	}
 	// A write that never commits: held until HoldTTL.
 	c.Hold(key(1))
@@ -225,20 +226,6 @@ func TestTTL(t *testing.T) {
 	}
 }
 
-func TestPayloadWithSpacesInPath(t *testing.T) {
-	c := liveCache(Config{MaxEntries: 10, MaxBytes: 1 << 20})
-	k := Key{OrgID: "o", VaultID: "v", Path: "a b/c d"}
-	fill(c, k, entry(1, 1))
-	fill(c, key(0), entry(1, 1))
-	c.apply("o v a b/c d")
-	if _, _, ok := c.Get(k); ok {
-		t.Fatal("path with spaces not invalidated")
-	}
-	if _, _, ok := c.Get(key(0)); !ok {
-		t.Fatal("another key was dropped")
-	}
-}
-
 // Concurrent readers, writers and notifications (run with -race): after
 // the last write's invalidation, no reader sees a version older than it.
 func TestConcurrentNoStaleAfterInvalidation(t *testing.T) {
@@ -270,8 +257,8 @@ func TestConcurrentNoStaleAfterInvalidation(t *testing.T) {
 		})
 	}
 	for range 2000 {
-		v := db.Add(1)    // commit
-		c.apply("o v p0") // its notification
+		v := db.Add(1)                                                    // commit
+		c.apply(store.SecretChange{OrgID: "o", VaultID: "v", Path: "p0"}) // its notification
 		if got := read(); got < v {
 			close(stop)
 			wg.Wait()
@@ -282,62 +269,90 @@ func TestConcurrentNoStaleAfterInvalidation(t *testing.T) {
 	wg.Wait()
 }
 
-type fakeListener struct {
-	calls   atomic.Int32
-	payload chan string
+// fakeFeed delivers the changes sent on its channel, one batch a poll; a
+// closed channel is a lost connection. Its first poll starts it.
+type fakeFeed struct {
+	polls   atomic.Int32
+	changes chan []store.SecretChange
 }
 
-func (f *fakeListener) Listen(ctx context.Context, channel string, ready func(), fn func(string)) error {
-	if channel != store.SecretChangesChannel {
-		return errors.New("wrong channel")
+func (f *fakeFeed) Poll(ctx context.Context) ([]store.SecretChange, bool, error) {
+	if f.polls.Add(1) == 1 {
+		return nil, true, nil
 	}
-	if f.calls.Add(1) > 1 {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	ready()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case p, ok := <-f.payload:
-			if !ok {
-				return errors.New("connection lost")
-			}
-			fn(p)
+	select {
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	case ch, ok := <-f.changes:
+		if !ok {
+			return nil, false, errors.New("connection lost")
 		}
+		return ch, false, nil
 	}
 }
+
+func (f *fakeFeed) Close() {}
 
 func TestRun(t *testing.T) {
-	c := New(Config{MaxEntries: 10, MaxBytes: 1 << 20})
-	l := &fakeListener{payload: make(chan string)}
+	c := New(Config{MaxEntries: 10, MaxBytes: 1 << 20, MaxLag: time.Hour})
+	feed := &fakeFeed{changes: make(chan []store.SecretChange)}
+	opens := atomic.Int32{}
+	open := func(ctx context.Context) (Feed, error) {
+		if opens.Add(1) > 1 {
+			return nil, errors.New("database down")
+		}
+		return feed, nil
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- Run(ctx, l, c, slog.New(slog.DiscardHandler)) }()
-	l.payload <- "o v none" // delivered once listening: the cache is live
+	go func() { done <- Run(ctx, open, c, time.Millisecond, slog.New(slog.DiscardHandler)) }()
+	feed.changes <- nil // received after the first poll started the feed
 	if !fill(c, key(0), entry(1, 1)) {
 		t.Fatal("live cache refused a fill")
 	}
-	l.payload <- "o v p0"
-	l.payload <- "o v none" // received once the previous one is applied
+	feed.changes <- []store.SecretChange{{OrgID: "o", VaultID: "v", Path: "p0"}}
+	feed.changes <- nil // received once the previous batch is applied
 	if _, _, ok := c.Get(key(0)); ok {
-		t.Fatal("notified key still served")
+		t.Fatal("changed key still served")
 	}
 	fill(c, key(0), entry(1, 1))
-	close(l.payload) // the connection is lost; the next Listen never gets ready
+	close(feed.changes) // the connection is lost and the database stays down
 	deadline := time.Now().Add(10 * time.Second)
-	for l.calls.Load() < 2 && time.Now().Before(deadline) {
+	for opens.Load() < 2 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if _, _, ok := c.Get(key(0)); ok {
-		t.Fatal("served while the listener is down")
+		t.Fatal("served while the feed is down")
 	}
 	if fill(c, key(0), entry(1, 1)) {
-		t.Fatal("filled while the listener is down")
+		t.Fatal("filled while the feed is down")
 	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("Run: %v", err)
+	}
+}
+
+// An entry is served only while polls succeed: a stalled feed stops the
+// cache within MaxLag, and the next poll resumes it.
+func TestMaxLag(t *testing.T) {
+	now := time.Unix(1000, 0)
+	c := New(Config{MaxEntries: 10, MaxBytes: 1 << 20, MaxLag: time.Second, Now: func() time.Time { return now }})
+	c.SetLive(true)
+	fill(c, key(0), entry(1, 1))
+	now = now.Add(999 * time.Millisecond)
+	if _, _, ok := c.Get(key(0)); !ok {
+		t.Fatal("not served within MaxLag")
+	}
+	now = now.Add(time.Millisecond)
+	if _, _, ok := c.Get(key(0)); ok {
+		t.Fatal("served past MaxLag without a poll")
+	}
+	if fill(c, key(1), entry(1, 1)) {
+		t.Fatal("filled past MaxLag without a poll")
+	}
+	c.polled()
+	if _, _, ok := c.Get(key(0)); !ok {
+		t.Fatal("not served after a successful poll")
 	}
 }

@@ -30,7 +30,7 @@ func replica(t *testing.T, db *store.Store) Vaults {
 	c := New(Config{MaxEntries: 100, MaxBytes: 1 << 20})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, db, c, slog.New(slog.DiscardHandler)) }()
+	go func() { done <- Run(ctx, StoreFeed(db), c, 10*time.Millisecond, slog.New(slog.DiscardHandler)) }()
 	t.Cleanup(func() { cancel(); <-done })
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -40,7 +40,7 @@ func replica(t *testing.T, db *store.Store) Vaults {
 		if live {
 			return Vaults{Store: db, Cache: c}
 		}
-		require.True(t, time.Now().Before(deadline), "listener not connected after 10 s")
+		require.True(t, time.Now().Before(deadline), "change feed not started after 10 s")
 		time.Sleep(10 * time.Millisecond)
 	}
 }
