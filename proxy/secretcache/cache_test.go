@@ -135,11 +135,11 @@ func TestFillRacingInvalidation(t *testing.T) {
 	c := liveCache(Config{MaxEntries: 10, MaxBytes: 1 << 20})
 	for name, drop := range map[string]func(){
 		"logged change": func() { c.apply(store.SecretChange{OrgID: "o", VaultID: "v", Path: "p0"}) },
-		"vault":        func() { c.apply(store.SecretChange{OrgID: "o", VaultID: "v"}) },
-		"flush":        func() { c.Flush() },
-		"reconnect":    func() { c.SetLive(false); c.SetLive(true) },
-		"local write":  func() { c.Hold(key(0)); c.Release(key(0)) },
-		"invalidation": func() { c.Invalidate(key(0)) },
+		"vault":         func() { c.apply(store.SecretChange{OrgID: "o", VaultID: "v"}) },
+		"flush":         func() { c.Flush() },
+		"reconnect":     func() { c.SetLive(false); c.SetLive(true) },
+		"local write":   func() { c.Hold(key(0)); c.Release(key(0)) },
+		"invalidation":  func() { c.Invalidate(key(0)) },
 	} {
 		_, ticket, hit := c.Get(key(0))
 		if hit {
@@ -177,7 +177,7 @@ func TestNotLiveServesNothing(t *testing.T) {
 func TestHolds(t *testing.T) {
 	now := time.Unix(1000, 0)
 	c := liveCache(Config{MaxEntries: 10, MaxBytes: 1 << 20, HoldTTL: time.Minute, Now: func() time.Time { return now }})
-	// An idempotent write: held until its notification.
+	// An idempotent write: held until the feed sees its commit.
 	c.Hold(key(0))
 	if fill(c, key(0), entry(1, 1)) {
 		t.Fatal("filled a held key")
@@ -226,7 +226,7 @@ func TestTTL(t *testing.T) {
 	}
 }
 
-// Concurrent readers, writers and notifications (run with -race): after
+// Concurrent readers, writers and logged changes (run with -race): after
 // the last write's invalidation, no reader sees a version older than it.
 func TestConcurrentNoStaleAfterInvalidation(t *testing.T) {
 	c := liveCache(Config{MaxEntries: 4, MaxBytes: 1 << 20})
@@ -258,7 +258,7 @@ func TestConcurrentNoStaleAfterInvalidation(t *testing.T) {
 	}
 	for range 2000 {
 		v := db.Add(1)                                                    // commit
-		c.apply(store.SecretChange{OrgID: "o", VaultID: "v", Path: "p0"}) // its notification
+		c.apply(store.SecretChange{OrgID: "o", VaultID: "v", Path: "p0"}) // the feed sees it
 		if got := read(); got < v {
 			close(stop)
 			wg.Wait()

@@ -10,8 +10,8 @@ import (
 // Vaults is the store with secret reads served from a Cache: only the
 // database fetch of GetSecret is replaced, every check around it stays the
 // caller's. Its writes invalidate their key on this replica at once
-// (read-your-writes); other replicas learn of them through the database's
-// notification (Run).
+// (read-your-writes); other replicas learn of them from the database's log
+// of changes (Run).
 type Vaults struct {
 	*store.Store
 	Cache *Cache
@@ -42,7 +42,7 @@ func (v Vaults) GetSecret(ctx context.Context, orgID, vaultID, path string) (sto
 // write runs a write of k holding it out of the cache. Committed on
 // return (no idempotent transaction), the hold ends at once; in an
 // idempotent transaction, which commits later, it ends with the
-// notification of the commit (or when the write failed).
+// change feed seeing the commit (or when the write failed).
 func (v Vaults) write(ctx context.Context, k Key, fn func() error) error {
 	if !v.Cache.Enabled() {
 		return fn()

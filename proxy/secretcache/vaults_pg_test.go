@@ -46,7 +46,7 @@ func replica(t *testing.T, db *store.Store) Vaults {
 }
 
 // TestVaultsOverPostgreSQL checks the cache against the database's own
-// notifications: two replicas, writers that bypass them, idempotent
+// change log: two replicas, writers that bypass them, idempotent
 // transactions (their uncommitted writes are never cached), deletions.
 func TestVaultsOverPostgreSQL(t *testing.T) {
 	db := storetest.New(t)
@@ -91,7 +91,7 @@ func TestVaultsOverPostgreSQL(t *testing.T) {
 
 	write(a, ctx, "one")
 	eventually(b, "one")
-	// A fill racing the write's own notification is refused: the key is
+	// A fill racing the feed's sight of the write itself is refused: the key is
 	// cached by one of the next reads.
 	for deadline := time.Now().Add(10 * time.Second); b.Cache.cfg.Hits.Load() == 0; {
 		got, err := read(b, ctx)
