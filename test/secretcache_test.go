@@ -62,8 +62,8 @@ func TestSecretCacheReplicas(t *testing.T) {
 
 	put(a, "cache-value-one", nil)
 	eventually("first read", b, path, http.StatusOK, "cache-value-one")
-	// B caches the key: one of the next reads is a hit (a fill racing the
-	// write's own notification is refused, so not necessarily the second).
+	// B caches the key: one of the next reads is a hit (a fill racing the write's
+	// change, seen by the feed meanwhile, is refused: not necessarily the second).
 	for deadline := time.Now().Add(10 * time.Second); metric(t, adminPort, "ocv_secret_cache_hits_total") == 0; {
 		status, value := get(b, path, me.Token)
 		require.Equal(t, http.StatusOK, status)
