@@ -146,6 +146,24 @@ func TestVaultsOverPostgreSQL(t *testing.T) {
 		got, err := read(a, ctx) // before the commit: the key is held, read from the database
 		require.NoError(t, err)
 		require.Equal(t, "three", got)
+		// b serves the committed version from its cache while the
+		// transaction stays open across many polls; the feed must still
+		// see it when it commits, later than transactions begun after it.
+		hits := b.Cache.cfg.Hits.Load()
+		for deadline := time.Now().Add(10 * time.Second); b.Cache.cfg.Hits.Load() < hits+3; {
+			got, err := read(b, ctx)
+			require.NoError(t, err)
+			require.Equal(t, "three", got)
+			require.True(t, time.Now().Before(deadline), "b never served the key from its cache")
+			time.Sleep(10 * time.Millisecond)
+		}
+		other := in
+		other.Path = "app/other" // a transaction begun later commits first
+		_, _, err = db.PutSecret(ctx, other, func(context.Context, uint32) (store.Sealed, error) {
+			return store.Sealed{KEKVersion: 1, WrappedDEK: []byte("w"), Ciphertext: []byte("x")}, nil
+		}, nil)
+		require.NoError(t, err)
+		time.Sleep(50 * time.Millisecond) // polls see it; the open transaction's xid stays in their snapshots
 		require.NoError(t, hold.Finish(ctx, nil))
 		got, err = read(a, ctx)
 		require.NoError(t, err)
