@@ -131,6 +131,8 @@ type Config struct {
 
 	// RateLimit is the global rate limit (see RateLimitConfig).
 	RateLimit RateLimitConfig `yaml:"rate_limit"` // OCV_RATE_LIMIT_*
+	// SecretCache bounds the cache of sealed secrets (see SecretCacheConfig).
+	SecretCache SecretCacheConfig `yaml:"secret_cache"` // OCV_SECRET_CACHE_*
 	// Metering holds the tiers, credits and x402 payments (see metering.Config).
 	Metering metering.Config `yaml:"metering"` // OCV_TIER_*, OCV_X402_*, OCV_CREDIT_CENTS_PER_REQUEST, OCV_METERING_*
 }
@@ -142,7 +144,7 @@ func DefaultConfig() Config {
 		DBMaxConns: 32, AttestationMaxAge: 5 * time.Minute, TLSMode: "dev", TokenTTL: wire.DefaultUserTokenTTL, AgentTokenTTL: wire.DefaultAgentTokenTTL,
 		MaxBodyBytes: 1 << 20, LogLevel: "info", AccessLog: true, SealInterval: time.Second, AdminListen: "127.0.0.1:9464",
 		RefreshTTL: 30 * 24 * time.Hour, LockoutDuration: 15 * time.Minute,
-		RateLimit: DefaultRateLimit(), Metering: metering.Config{Tiers: metering.DefaultTiers()},
+		RateLimit: DefaultRateLimit(), SecretCache: DefaultSecretCache(), Metering: metering.Config{Tiers: metering.DefaultTiers()},
 	}
 }
 
@@ -255,6 +257,7 @@ func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
 	errs = append(errs, c.applyWebhookEnv(lookup)...)
 	errs = append(errs, c.applyEgressEnv(lookup)...)
 	errs = append(errs, c.applyLimitsEnv(lookup)...)
+	errs = append(errs, c.applySecretCacheEnv(lookup)...)
 	c.TestCrash.applyEnv(lookup)
 	if v, ok := lookup("OCV_ADMIN_LISTEN"); ok {
 		c.AdminListen = v
@@ -336,6 +339,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateEgress()...)
 	errs = append(errs, c.validateTestOnly(testbuild.Enabled)...)
 	errs = append(errs, c.validateLimits()...)
+	errs = append(errs, c.validateSecretCache()...)
 	errs = append(errs, c.validateNetwork()...)
 	errs = append(errs, c.TestCrash.validate()...)
 	if c.AuditHeadsURL != "" {

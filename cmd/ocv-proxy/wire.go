@@ -18,6 +18,7 @@ import (
 	"github.com/opencustody/ocv/proxy/auth"
 	"github.com/opencustody/ocv/proxy/chainrpc"
 	"github.com/opencustody/ocv/proxy/metering"
+	"github.com/opencustody/ocv/proxy/secretcache"
 	"github.com/opencustody/ocv/proxy/txwatch"
 )
 
@@ -109,6 +110,7 @@ func wire(ctx context.Context, cfg proxy.Config, log *slog.Logger, s *stack) err
 	if err != nil {
 		return err
 	}
+	h.Vaults = sealedSecrets(cfg, db, metrics, log, s)
 	webhooks, err := proxy.NewWebhookWorker(cfg, db, log.With("component", "webhooks"))
 	if err != nil {
 		return err
@@ -153,6 +155,22 @@ func newMetrics(ec *client.Client, audits *auditlog.Committer) *obs.Metrics {
 	})
 	m.Gauge("ocv_audit_queue_depth", func() float64 { return float64(audits.QueueDepth()) })
 	return m
+}
+
+// sealedSecrets is the store with secret reads served from the replica's
+// cache of sealed secrets, kept fresh by polling the database's log of
+// secret changes; its hit rate is in the metrics.
+func sealedSecrets(cfg proxy.Config, db *store.Store, m *obs.Metrics, log *slog.Logger, s *stack) secretcache.Vaults {
+	c := secretcache.New(secretcache.Config{MaxEntries: cfg.SecretCache.Entries, MaxBytes: cfg.SecretCache.Bytes, TTL: cfg.SecretCache.TTL,
+		MaxLag: cfg.SecretCache.MaxLag(), Hits: m.Counter("ocv_secret_cache_hits_total"), Misses: m.Counter("ocv_secret_cache_misses_total"),
+		Evictions: m.Counter("ocv_secret_cache_evictions_total"), Invalidations: m.Counter("ocv_secret_cache_invalidations_total")})
+	m.Gauge("ocv_secret_cache_entries", func() float64 { n, _ := c.Len(); return float64(n) })
+	m.Gauge("ocv_secret_cache_bytes", func() float64 { _, b := c.Len(); return float64(b) })
+	log = log.With("component", "secret-cache")
+	s.loop(func(ctx context.Context) error {
+		return secretcache.Run(ctx, secretcache.StoreFeed(db), c, cfg.SecretCache.Poll, log)
+	})
+	return secretcache.Vaults{Store: db, Cache: c}
 }
 
 // returnLeases gives the meter's unused leased calls back, within 10 s
