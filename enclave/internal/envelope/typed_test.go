@@ -34,6 +34,12 @@ func sealV1(t *testing.T, s *Sealer, loc Locator, plaintext []byte) Sealed {
 // store), as the enclave did before intermediate keys.
 func sealV2(t *testing.T, s *Sealer, loc Locator, secretType string, plaintext []byte) Sealed {
 	t.Helper()
+	return sealV2TB(t, s, loc, secretType, plaintext)
+}
+
+// sealV2TB is sealV2 for tests and benchmarks.
+func sealV2TB(t testing.TB, s *Sealer, loc Locator, secretType string, plaintext []byte) Sealed {
+	t.Helper()
 	ctx := context.Background()
 	kv, err := s.latestKEK(ctx, loc.OrgID, loc.VaultID)
 	require.NoError(t, err)
