@@ -48,6 +48,34 @@ func BenchmarkSealSoftHSM(b *testing.B) {
 			}
 		}
 	})
+	b.Run("seal-parallel/v2-hsm-wrap", func(b *testing.B) {
+		s := softhsmSealer(b)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				sealV2Bench(b, s, value)
+			}
+		})
+	})
+	b.Run("seal-parallel/v3-intermediate-key", func(b *testing.B) {
+		s := softhsmSealer(b)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := s.Seal(ctx, testLoc, 0, value); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("kek-check", func(b *testing.B) {
+		s := softhsmSealer(b)
+		ref := testRef
+		for b.Loop() {
+			if err := s.chk.CheckKey(ctx, ref); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("open/v2-dek-cached", func(b *testing.B) {
 		s := softhsmSealer(b)
 		sealed := sealV2Bench(b, s, value)

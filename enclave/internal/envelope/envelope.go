@@ -27,6 +27,7 @@ type Sealer struct {
 	chk    keyvault.KeyChecker
 	cache  *dekCache
 	iks    *ikCache
+	checks checkGroup
 	latest *latestVersions
 }
 
@@ -224,7 +225,7 @@ func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byt
 	defer clear(dek[:])
 	hit := s.cache.get(ck, &dek)
 	if hit {
-		if err := s.chk.CheckKey(ctx, ref); err != nil {
+		if err := s.checkKEK(ctx, ref); err != nil {
 			clear(dek[:])
 			if errors.Is(err, keyvault.ErrKeyNotFound) {
 				s.dropKEK(ref)
@@ -304,6 +305,13 @@ func (s *Sealer) openV3(ctx context.Context, loc Locator, ref keyvault.KeyRef, p
 		return dst, ErrIntegrity
 	}
 	return out, nil
+}
+
+// checkKEK asks the key store whether ref still exists, sharing the call
+// with concurrent callers (checkGroup: never a check begun before the
+// caller arrived).
+func (s *Sealer) checkKEK(ctx context.Context, ref keyvault.KeyRef) error {
+	return s.checks.check(ctx, ref, func() error { return s.chk.CheckKey(ctx, ref) })
 }
 
 // kekGone classifies a KEK version the key store does not have. Versions

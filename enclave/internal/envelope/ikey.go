@@ -96,7 +96,7 @@ func (s *Sealer) deriveIK(ctx context.Context, ref keyvault.KeyRef, gen uint32, 
 // itself, so needs no separate check.
 func (s *Sealer) intermediateKey(ctx context.Context, ref keyvault.KeyRef, gen uint32, dst *[ikSize]byte) error {
 	if s.iks.get(ref, gen, dst) {
-		err := s.chk.CheckKey(ctx, ref)
+		err := s.checkKEK(ctx, ref)
 		if err == nil {
 			return nil
 		}
