@@ -50,6 +50,7 @@ func BenchmarkSealSoftHSM(b *testing.B) {
 	})
 	b.Run("seal-parallel/v2-hsm-wrap", func(b *testing.B) {
 		s := softhsmSealer(b)
+		b.SetParallelism(8) // 16 goroutines on 2 cores, like c=16
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				sealV2Bench(b, s, value)
@@ -58,6 +59,7 @@ func BenchmarkSealSoftHSM(b *testing.B) {
 	})
 	b.Run("seal-parallel/v3-intermediate-key", func(b *testing.B) {
 		s := softhsmSealer(b)
+		b.SetParallelism(8) // 16 goroutines on 2 cores, like c=16
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if _, err := s.Seal(ctx, testLoc, 0, value); err != nil {
