@@ -13,13 +13,13 @@ const (
 	blobHeaderLen = 1 + 4
 	// wrappedDEKV3Len is a version-3 wrapped data key: nonce, key, tag.
 	wrappedDEKV3Len = gcmNonceSize + dekSize + gcmTagSize
-	dekSize       = 32
-	gcmNonceSize  = 12
-	gcmTagSize    = 16
-	aadDomain     = "ocv-envelope-v1"
-	aadDomainV2   = "ocv-envelope-v2"
-	aadDomainV3   = "ocv-envelope-v3"
-	dekAADDomain  = "ocv-dek-v3"
+	dekSize         = 32
+	gcmNonceSize    = 12
+	gcmTagSize      = 16
+	aadDomain       = "ocv-envelope-v1"
+	aadDomainV2     = "ocv-envelope-v2"
+	aadDomainV3     = "ocv-envelope-v3"
+	dekAADDomain    = "ocv-dek-v3"
 	// MaxSecretTypeLen bounds the secret type a version-2 blob carries.
 	MaxSecretTypeLen = 32
 )
