@@ -42,39 +42,40 @@ func (g *checkGroup) check(ctx context.Context, ref keyvault.KeyRef, fn func() e
 		st = &checkState{}
 		g.m[ref] = st
 	}
-	switch {
-	case st.running == nil:
-		c := &checkCall{done: make(chan struct{})}
-		st.running = c
+	if c := st.next; c != nil {
+		// A check that has not begun yet: join it.
 		g.mu.Unlock()
-		return g.run(ref, st, c, fn)
-	case st.next == nil:
-		// Lead the next check once the running one is over.
-		c := &checkCall{done: make(chan struct{})}
-		st.next = c
-		prev := st.running
-		g.mu.Unlock()
-		<-prev.done
-		g.mu.Lock()
-		if st.next == c {
-			st.next = nil
-		}
-		st.running = c
-		g.mu.Unlock()
-		return g.run(ref, st, c, fn)
-	default:
-		c := st.next
-		g.mu.Unlock()
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if c.err != nil && (errors.Is(c.err, context.Canceled) || errors.Is(c.err, context.DeadlineExceeded)) && ctx.Err() == nil {
-			return fn() // the leader gave up, not the key store: ask for ourselves
-		}
-		return c.err
+		return join(ctx, c, fn)
 	}
+	c := &checkCall{done: make(chan struct{})}
+	if st.running == nil {
+		st.running = c
+		g.mu.Unlock()
+		return g.run(ref, st, c, fn)
+	}
+	// Lead the next check once the running one is over.
+	st.next = c
+	prev := st.running
+	g.mu.Unlock()
+	<-prev.done
+	g.mu.Lock()
+	st.next = nil
+	st.running = c
+	g.mu.Unlock()
+	return g.run(ref, st, c, fn)
+}
+
+// join waits for a check that begins after the caller arrived.
+func join(ctx context.Context, c *checkCall, fn func() error) error {
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if c.err != nil && (errors.Is(c.err, context.Canceled) || errors.Is(c.err, context.DeadlineExceeded)) && ctx.Err() == nil {
+		return fn() // the leader gave up, not the key store: ask for ourselves
+	}
+	return c.err
 }
 
 func (g *checkGroup) run(ref keyvault.KeyRef, st *checkState, c *checkCall, fn func() error) error {
