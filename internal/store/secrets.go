@@ -53,40 +53,53 @@ func scanSecret(row pgx.Row, extra ...any) (Secret, error) {
 // secret is new), atomically. created reports whether the secret is new. A
 // missing vault gives ErrNotFound.
 //
-// The common case takes two round trips and one commit: read the current
-// version, seal, then one statement that advances the version only if it is
-// still the one read and inserts the version row and the audit event with
-// it. A writer that loses a race retries; after a few lost races it falls
-// back to locking the row.
+// The common case takes one round trip and one commit: seal for the
+// version after the one guessed (the version this process last wrote, or a
+// new secret when it wrote none), then one statement that advances the
+// version only if it is still the one guessed and inserts the version row
+// and the audit event with it. When the guess was wrong the same statement
+// answers the current version, and the writer seals again for the one
+// after it. After a few lost races it falls back to locking the row. The
+// version sealed is always the version written: the enclave binds it into
+// the ciphertext.
 func (s *Store) PutSecret(ctx context.Context, in Secret, seal SealFunc, ev func(created bool) *auditchain.Event) (Secret, bool, error) {
+	guess, _ := s.hints.get(in.OrgID, in.VaultID, in.Path)
 	for attempt := 0; attempt < 3; attempt++ {
-		out, created, ok, err := s.putOptimistic(ctx, in, seal, ev)
+		out, created, ok, err := s.putOptimistic(ctx, in, &guess, seal, ev)
+		if err != nil {
+			s.hints.forget(in.OrgID, in.VaultID, in.Path)
+		}
 		if err != nil || ok {
 			return out, created, err
 		}
 	}
-	return s.putLocked(ctx, in, seal, ev)
+	s.hints.forget(in.OrgID, in.VaultID, in.Path)
+	out, created, err := s.putLocked(ctx, in, seal, ev)
+	if err == nil {
+		s.hints.set(in.OrgID, in.VaultID, in.Path, secretHint{id: out.ID, version: out.Version})
+	}
+	return out, created, err
 }
 
+// insertVersionCTE ends the optimistic write: the written row with true, or
+// when nothing was written the current row (as of the statement's start)
+// with false, or no row when the secret does not exist.
 const insertVersionCTE = `ver AS (INSERT INTO secret_versions (org_id, secret_id, version, kek_version, wrapped_dek, ciphertext)
 		SELECT org_id, id, version, $10, $11, $12 FROM w),
 	aud AS (INSERT INTO audit_events (org_id, occurred_at, request_id, actor_type, actor_id, action, resource, outcome, status, client_ip)
 		SELECT org_id, $13, $14, $15, $16, $17, $18, $19, $20, $21 FROM w WHERE $22)
-	SELECT ` + secretColumns + ` FROM w s`
+	SELECT ` + secretColumns + `, true FROM w s
+	UNION ALL SELECT ` + secretColumns + `, false FROM secrets s
+		WHERE s.org_id = $1 AND s.vault_id = $3 AND s.path = $4 AND NOT EXISTS (SELECT 1 FROM w)`
 
-// putOptimistic returns ok false when another writer changed the secret
-// between the read and the write.
-func (s *Store) putOptimistic(ctx context.Context, in Secret, seal SealFunc, ev func(bool) *auditchain.Event) (Secret, bool, bool, error) {
-	var id string
-	var version uint32
-	err := s.pool.QueryRow(ctx, `SELECT id, version FROM secrets WHERE org_id = $1 AND vault_id = $2 AND path = $3`,
-		in.OrgID, in.VaultID, in.Path).Scan(&id, &version)
-	created := errors.Is(err, pgx.ErrNoRows)
-	if err != nil && !created {
-		return Secret{}, false, false, fmt.Errorf("reading secret version: %w", err)
-	}
+// putOptimistic writes the version after guess (a new secret when guess has
+// no id). It returns ok false when the guess was wrong, with guess set to
+// what the statement found (read afresh when it found nothing).
+func (s *Store) putOptimistic(ctx context.Context, in Secret, guess *secretHint, seal SealFunc, ev func(bool) *auditchain.Event) (Secret, bool, bool, error) {
+	id, version := guess.id, guess.version
+	created := id == ""
 	if created {
-		id = uuid.Must(uuid.NewV7()).String()
+		id, version = uuid.Must(uuid.NewV7()).String(), 0
 	}
 	sealed, err := seal(ctx, version+1)
 	if err != nil {
@@ -112,19 +125,42 @@ func (s *Store) putOptimistic(ctx context.Context, in Secret, seal SealFunc, ev 
 		sql = `WITH w AS (UPDATE secrets SET type = $5, metadata = $6, expires_at = $7, version = $8, updated_at = now()
 			WHERE org_id = $1 AND id = $2 AND vault_id = $3 AND path = $4 AND version = $9 RETURNING *), ` + insertVersionCTE
 	}
-	out, err := scanSecret(s.pool.QueryRow(ctx, sql, args...))
+	var written bool
+	out, err := scanSecret(s.pool.QueryRow(ctx, sql, args...), &written)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return Secret{}, false, false, nil // lost a race: try again
+		// Nothing written and no row found: the secret is gone (or was
+		// made after the statement began). Read it afresh.
+		*guess, err = s.readVersion(ctx, in)
+		return Secret{}, false, false, err
 	case pgCode(err) == codeForeignKeyViolation:
 		return Secret{}, false, false, fmt.Errorf("writing secret: %w", NotFound("vault"))
 	case err != nil:
 		return Secret{}, false, false, fmt.Errorf("writing secret: %w", err)
+	case !written:
+		*guess = secretHint{id: out.ID, version: out.Version} // lost a race: try again
+		return Secret{}, false, false, nil
 	}
+	s.hints.set(in.OrgID, in.VaultID, in.Path, secretHint{id: out.ID, version: out.Version})
 	if record {
 		s.noteStored(ctx, e) // the statement committed with its audit event
 	}
 	return out, created, true, nil
+}
+
+// readVersion reads a secret's id and version; a missing secret gives the
+// zero hint (a new secret).
+func (s *Store) readVersion(ctx context.Context, in Secret) (secretHint, error) {
+	var h secretHint
+	err := s.pool.QueryRow(ctx, `SELECT id, version FROM secrets WHERE org_id = $1 AND vault_id = $2 AND path = $3`,
+		in.OrgID, in.VaultID, in.Path).Scan(&h.id, &h.version)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return secretHint{}, nil
+	}
+	if err != nil {
+		return secretHint{}, fmt.Errorf("reading secret version: %w", err)
+	}
+	return h, nil
 }
 
 // putLocked is the contended path: it locks (or creates) the row first.

@@ -21,6 +21,8 @@ type Store struct {
 	// userCutoffs is told of every user cut-off this store commits (see
 	// SetUserCutoffHook).
 	userCutoffs atomic.Pointer[func(UserCutoff)]
+	// hints guesses the next version of a secret write (secrethints.go).
+	hints secretHints
 }
 
 // Open connects to PostgreSQL. maxConns 0 keeps pgx's default.

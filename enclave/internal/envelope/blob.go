@@ -9,12 +9,17 @@ import (
 const (
 	blobV1        = 1
 	blobV2        = 2
+	blobV3        = 3
 	blobHeaderLen = 1 + 4
-	dekSize       = 32
-	gcmNonceSize  = 12
-	gcmTagSize    = 16
-	aadDomain     = "ocv-envelope-v1"
-	aadDomainV2   = "ocv-envelope-v2"
+	// wrappedDEKV3Len is a version-3 wrapped data key: nonce, key, tag.
+	wrappedDEKV3Len = gcmNonceSize + dekSize + gcmTagSize
+	dekSize         = 32
+	gcmNonceSize    = 12
+	gcmTagSize      = 16
+	aadDomain       = "ocv-envelope-v1"
+	aadDomainV2     = "ocv-envelope-v2"
+	aadDomainV3     = "ocv-envelope-v3"
+	dekAADDomain    = "ocv-dek-v3"
 	// MaxSecretTypeLen bounds the secret type a version-2 blob carries.
 	MaxSecretTypeLen = 32
 )
@@ -30,6 +35,19 @@ const (
 //
 //	2 | kek version (4) | type length (1) | type | nonce | ciphertext | tag
 //	AAD: "ocv-envelope-v2" | org | vault | path | secret version | type
+//
+// Version 3 (every new seal) adds the intermediate-key generation; the
+// data key is wrapped in the enclave under the vault's intermediate key
+// (see ikey.go) with AES-256-GCM rather than in the HSM with RFC 3394:
+//
+//	3 | kek version (4) | ik generation (4) | type length (1) | type | nonce | ciphertext | tag
+//	AAD: "ocv-envelope-v3" | org | vault | path | secret version | type
+//	wrapped DEK: nonce (12) | encrypted DEK (32) | tag (16)
+//	DEK AAD: "ocv-dek-v3" | org | vault | path | secret version | type | kek version | ik generation
+//
+// The value's AAD leaves the KEK version and generation out, as before, so
+// a rotation re-wraps data keys without re-encrypting values; the data
+// key's AAD binds them, so an edited header opens nothing.
 //
 // A version-1 blob has no bound type: the enclave treats it as possibly a
 // private key (see TypeOf and docs/threat-model.md "Private keys and the
@@ -142,6 +160,7 @@ func appendField(b []byte, s string) []byte {
 type parsedBlob struct {
 	version    byte
 	kekVersion uint32
+	ikGen      uint32 // version 3 only
 	secretType string
 	sealed     []byte
 }
@@ -153,7 +172,7 @@ func parseBlob(blob []byte) (parsedBlob, error) {
 		return parsedBlob{}, fmt.Errorf("%w: empty blob", ErrIntegrity)
 	}
 	p := parsedBlob{version: blob[0]}
-	if p.version != blobV1 && p.version != blobV2 {
+	if p.version != blobV1 && p.version != blobV2 && p.version != blobV3 {
 		return parsedBlob{}, fmt.Errorf("%w: version %d", ErrUnsupportedFormat, blob[0])
 	}
 	if len(blob) < blobHeaderLen {
@@ -164,7 +183,17 @@ func parseBlob(blob []byte) (parsedBlob, error) {
 		return parsedBlob{}, fmt.Errorf("%w: kek version 0", ErrIntegrity)
 	}
 	rest := blob[blobHeaderLen:]
-	if p.version == blobV2 {
+	if p.version == blobV3 {
+		if len(rest) < 4 {
+			return parsedBlob{}, fmt.Errorf("%w: short blob", ErrIntegrity)
+		}
+		p.ikGen = binary.BigEndian.Uint32(rest[:4])
+		if p.ikGen == 0 {
+			return parsedBlob{}, fmt.Errorf("%w: ik generation 0", ErrIntegrity)
+		}
+		rest = rest[4:]
+	}
+	if p.version >= blobV2 {
 		if len(rest) == 0 || int(rest[0]) > MaxSecretTypeLen || len(rest) < 1+int(rest[0]) {
 			return parsedBlob{}, fmt.Errorf("%w: bad type field", ErrIntegrity)
 		}
@@ -192,7 +221,7 @@ func TypeOf(blob []byte) (secretType string, typed bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
-	return p.secretType, p.version == blobV2, nil
+	return p.secretType, p.version >= blobV2, nil
 }
 
 // appendBlobHeader appends the version-1 header.
@@ -207,4 +236,35 @@ func appendBlobHeaderV2(b []byte, kekVersion uint32, secretType string) []byte {
 	b = binary.BigEndian.AppendUint32(b, kekVersion)
 	b = append(b, byte(len(secretType)))
 	return append(b, secretType...)
+}
+
+// appendBlobHeaderV3 appends the version-3 header; secretType is valid.
+func appendBlobHeaderV3(b []byte, kekVersion, ikGen uint32, secretType string) []byte {
+	b = append(b, blobV3)
+	b = binary.BigEndian.AppendUint32(b, kekVersion)
+	b = binary.BigEndian.AppendUint32(b, ikGen)
+	b = append(b, byte(len(secretType)))
+	return append(b, secretType...)
+}
+
+// appendAADV3 appends the additional data of a version-3 value.
+func appendAADV3(b []byte, l Locator, secretType string) []byte {
+	b = append(b, aadDomainV3...)
+	b = appendField(b, l.OrgID)
+	b = appendField(b, l.VaultID)
+	b = appendField(b, l.Path)
+	b = binary.BigEndian.AppendUint32(b, l.SecretVersion)
+	return appendField(b, secretType)
+}
+
+// appendDEKAAD appends the additional data of a version-3 wrapped data key.
+func appendDEKAAD(b []byte, l Locator, secretType string, kekVersion, ikGen uint32) []byte {
+	b = append(b, dekAADDomain...)
+	b = appendField(b, l.OrgID)
+	b = appendField(b, l.VaultID)
+	b = appendField(b, l.Path)
+	b = binary.BigEndian.AppendUint32(b, l.SecretVersion)
+	b = appendField(b, secretType)
+	b = binary.BigEndian.AppendUint32(b, kekVersion)
+	return binary.BigEndian.AppendUint32(b, ikGen)
 }

@@ -1,9 +1,12 @@
 // Package envelope seals and opens secret values with envelope encryption:
 // a fresh 32-byte data key (DEK) per sealed value, AES-256-GCM over the
 // value with the secret's locator as additional data, and the DEK wrapped
-// inside the key store by the vault's versioned key-encryption key (KEK,
+// in the enclave under the vault's intermediate key, which is derived from
+// the vault's versioned key-encryption key inside the key store (KEK,
 // KeyRef{ID: "kek/<org>/<vault>", Version: n}: the id names the
 // organization, so no request for one organization addresses another's KEK).
+// See ikey.go and blob.go (version 3, written since issue 14); versions 1
+// and 2 wrapped the DEK inside the key store and are still opened.
 //
 // Ciphertext blob, version 1:
 //

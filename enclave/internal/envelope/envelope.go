@@ -26,6 +26,8 @@ type Sealer struct {
 	w      keyvault.KeyWrapper
 	chk    keyvault.KeyChecker
 	cache  *dekCache
+	iks    *ikCache
+	checks checkGroup
 	latest *latestVersions
 }
 
@@ -37,10 +39,12 @@ type Sealed struct {
 }
 
 // New returns a Sealer over ks, which must implement keyvault.KeyWrapper
-// (an error wrapping keyvault.ErrUnsupported otherwise). The DEK cache is
-// used only when ks also implements keyvault.KeyChecker: a cached DEK is
-// handed out only after the key store confirmed that its KEK version still
-// exists, so without that check there is no cache.
+// (an error wrapping keyvault.ErrUnsupported otherwise). The DEK cache (of
+// legacy blobs) and the intermediate-key cache are used only when ks also
+// implements keyvault.KeyChecker: a cached key is handed out only after the
+// key store confirmed that its KEK version still exists, so without that
+// check there is no cache (and every seal and open derives the
+// intermediate key again). CacheSize 0 disables both caches.
 func New(ks keyvault.KeyStore, cfg Config) (*Sealer, error) {
 	w, ok := ks.(keyvault.KeyWrapper)
 	if !ok {
@@ -58,11 +62,16 @@ func New(ks keyvault.KeyStore, cfg Config) (*Sealer, error) {
 	if chk == nil {
 		size = 0
 	}
-	return &Sealer{ks: ks, w: w, chk: chk, cache: newDEKCache(size, CacheTTL, now), latest: newLatestVersions(now)}, nil
+	return &Sealer{ks: ks, w: w, chk: chk, cache: newDEKCache(size, CacheTTL, now), iks: newIKCache(size, IKTTL, now),
+		latest: newLatestVersions(now)}, nil
 }
 
-// Close zeroises the DEK cache. The key store is the caller's to close.
-func (s *Sealer) Close() { s.cache.purge() }
+// Close zeroises the DEK and intermediate-key caches. The key store is the
+// caller's to close.
+func (s *Sealer) Close() {
+	s.cache.purge()
+	s.iks.purge()
+}
 
 // CreateKEK creates the next KEK version of an organization's vault (1 for
 // a new vault) as an AES-256 key in the key store and returns it. Deciding
@@ -123,6 +132,12 @@ func (s *Sealer) Seal(ctx context.Context, loc Locator, kekVersion uint32, plain
 
 // SealTyped is Seal binding secretType (ValidSecretType) into the blob:
 // Open of the blob fails unless the type it carries is the one sealed.
+//
+// It writes a version-3 blob: the fresh DEK is wrapped in the enclave under
+// the vault's intermediate key (ikey.go), so a seal costs at most one call
+// to the key store (the KEK liveness check) while the intermediate key is
+// cached, and one key wrap when it is not. A KEK version that is gone gives
+// ErrKEKDestroyed, as Open does.
 func (s *Sealer) SealTyped(ctx context.Context, loc Locator, kekVersion uint32, secretType string, plaintext []byte) (Sealed, error) {
 	if err := loc.Validate(); err != nil {
 		return Sealed{}, err
@@ -130,32 +145,55 @@ func (s *Sealer) SealTyped(ctx context.Context, loc Locator, kekVersion uint32, 
 	if !ValidSecretType(secretType) {
 		return Sealed{}, fmt.Errorf("%w: secret type", ErrInvalidLocator)
 	}
-	if kekVersion == 0 {
-		v, err := s.latestKEK(ctx, loc.OrgID, loc.VaultID)
-		if err != nil {
-			return Sealed{}, err
+	latest := kekVersion == 0
+	var ik [ikSize]byte
+	defer clear(ik[:])
+	var ref keyvault.KeyRef
+	for attempt := 0; ; attempt++ {
+		if latest {
+			v, err := s.latestKEK(ctx, loc.OrgID, loc.VaultID)
+			if err != nil {
+				return Sealed{}, err
+			}
+			kekVersion = v
 		}
-		kekVersion = v
+		ref = keyvault.KeyRef{ID: kekID(loc.OrgID, loc.VaultID), Version: kekVersion}
+		err := s.intermediateKey(ctx, ref, ikGeneration, &ik)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, keyvault.ErrKeyNotFound) {
+			return Sealed{}, fmt.Errorf("sealing: %w", err)
+		}
+		if latest && attempt == 0 {
+			// The remembered latest version is gone (destroyed after a
+			// rotation): look it up again once.
+			s.latest.forget(ref.ID)
+			continue
+		}
+		if gone := s.kekGone(ctx, ref); errors.Is(gone, ErrKEKDestroyed) {
+			return Sealed{}, gone
+		}
+		return Sealed{}, fmt.Errorf("sealing: %w", err)
 	}
 	var dek [dekSize]byte
 	defer clear(dek[:])
 	if _, err := rand.Read(dek[:]); err != nil {
 		return Sealed{}, fmt.Errorf("generating data key: %w", err)
 	}
-	ref := keyvault.KeyRef{ID: kekID(loc.OrgID, loc.VaultID), Version: kekVersion}
-	wrapped, err := s.w.WrapKey(ctx, ref, dek[:])
+	ikAEAD, err := newAEAD(ik[:])
 	if err != nil {
-		return Sealed{}, fmt.Errorf("wrapping data key: %w", err)
+		return Sealed{}, err
 	}
+	n := len(loc.OrgID) + len(loc.VaultID) + len(loc.Path) + len(secretType)
+	wrapped := ikAEAD.Seal(make([]byte, 0, wrappedDEKV3Len), nil, dek[:], appendDEKAAD(make([]byte, 0, 64+n), loc, secretType, kekVersion, ikGeneration))
 	aead, err := newAEAD(dek[:])
 	if err != nil {
 		return Sealed{}, err
 	}
-	aad := appendAADV2(make([]byte, 0, 64+len(loc.OrgID)+len(loc.VaultID)+len(loc.Path)+len(secretType)), loc, secretType)
-	out := make([]byte, 0, blobHeaderLen+1+len(secretType)+gcmNonceSize+len(plaintext)+gcmTagSize)
-	out = appendBlobHeaderV2(out, kekVersion, secretType)
-	out = aead.Seal(out, nil, plaintext, aad)
-	s.cache.put(makeCacheKey(ref.ID, ref.Version, wrapped), ref, dek[:])
+	out := make([]byte, 0, blobHeaderLen+4+1+len(secretType)+gcmNonceSize+len(plaintext)+gcmTagSize)
+	out = appendBlobHeaderV3(out, kekVersion, ikGeneration, secretType)
+	out = aead.Seal(out, nil, plaintext, appendAADV3(make([]byte, 0, 64+n), loc, secretType))
 	return Sealed{KEKVersion: kekVersion, WrappedDEK: wrapped, Ciphertext: out}, nil
 }
 
@@ -179,15 +217,18 @@ func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byt
 		return dst, err
 	}
 	ref := keyvault.KeyRef{ID: kekID(loc.OrgID, loc.VaultID), Version: p.kekVersion}
+	if p.version == blobV3 {
+		return s.openV3(ctx, loc, ref, p, wrapped, dst)
+	}
 	ck := makeCacheKey(ref.ID, ref.Version, wrapped)
 	var dek [dekSize]byte
 	defer clear(dek[:])
 	hit := s.cache.get(ck, &dek)
 	if hit {
-		if err := s.chk.CheckKey(ctx, ref); err != nil {
+		if err := s.checkKEK(ctx, ref); err != nil {
 			clear(dek[:])
 			if errors.Is(err, keyvault.ErrKeyNotFound) {
-				s.cache.dropKEK(ref)
+				s.dropKEK(ref)
 				return dst, s.kekGone(ctx, ref)
 			}
 			return dst, fmt.Errorf("checking kek: %w", err)
@@ -196,7 +237,7 @@ func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byt
 		raw, err := s.w.UnwrapKey(ctx, ref, wrapped)
 		switch {
 		case errors.Is(err, keyvault.ErrKeyNotFound):
-			s.cache.dropKEK(ref)
+			s.dropKEK(ref)
 			return dst, s.kekGone(ctx, ref)
 		case errors.Is(err, keyvault.ErrUnwrap):
 			// A damaged or swapped wrapped key: opaque.
@@ -227,6 +268,50 @@ func (s *Sealer) Open(ctx context.Context, loc Locator, wrapped, blob, dst []byt
 		return dst, ErrIntegrity
 	}
 	return out, nil
+}
+
+// openV3 opens a version-3 blob: the data key is unwrapped in the enclave
+// under the vault's intermediate key, after the KEK liveness check.
+func (s *Sealer) openV3(ctx context.Context, loc Locator, ref keyvault.KeyRef, p parsedBlob, wrapped, dst []byte) ([]byte, error) {
+	if p.ikGen != ikGeneration || len(wrapped) != wrappedDEKV3Len {
+		// Only generation 1 exists: a forged one costs no HSM call.
+		return dst, ErrIntegrity
+	}
+	var ik [ikSize]byte
+	defer clear(ik[:])
+	err := s.intermediateKey(ctx, ref, p.ikGen, &ik)
+	switch {
+	case errors.Is(err, keyvault.ErrKeyNotFound):
+		return dst, s.kekGone(ctx, ref)
+	case err != nil:
+		return dst, fmt.Errorf("opening: %w", err)
+	}
+	ikAEAD, err := newAEAD(ik[:])
+	if err != nil {
+		return dst, err
+	}
+	n := len(loc.OrgID) + len(loc.VaultID) + len(loc.Path) + len(p.secretType)
+	var dek [dekSize]byte
+	defer clear(dek[:])
+	if _, err := ikAEAD.Open(dek[:0], nil, wrapped, appendDEKAAD(make([]byte, 0, 64+n), loc, p.secretType, ref.Version, p.ikGen)); err != nil {
+		return dst, ErrIntegrity
+	}
+	aead, err := newAEAD(dek[:])
+	if err != nil {
+		return dst, err
+	}
+	out, err := aead.Open(dst, nil, p.sealed, appendAADV3(make([]byte, 0, 64+n), loc, p.secretType))
+	if err != nil {
+		return dst, ErrIntegrity
+	}
+	return out, nil
+}
+
+// checkKEK asks the key store whether ref still exists, sharing the call
+// with concurrent callers (checkGroup: never a check begun before the
+// caller arrived).
+func (s *Sealer) checkKEK(ctx context.Context, ref keyvault.KeyRef) error {
+	return s.checks.check(ctx, ref, func() error { return s.chk.CheckKey(ctx, ref) })
 }
 
 // kekGone classifies a KEK version the key store does not have. Versions

@@ -33,7 +33,7 @@ func TestSealOpenRoundTrip(t *testing.T) {
 			sealed, err := s.Seal(ctx, testLoc, 0, []byte("hunter2"))
 			require.NoError(t, err)
 			require.Equal(t, uint32(1), sealed.KEKVersion)
-			require.Equal(t, byte(blobV2), sealed.Ciphertext[0])
+			require.Equal(t, byte(blobV3), sealed.Ciphertext[0])
 			require.False(t, bytes.Contains(sealed.Ciphertext, []byte("hunter2")))
 
 			pt, err := s.Open(ctx, testLoc, sealed.WrappedDEK, sealed.Ciphertext, nil)
@@ -81,7 +81,8 @@ func TestOpenRefusesMovedOrEdited(t *testing.T) {
 		"fail edited nonce":        {testLoc, sealed.WrappedDEK, edit(sealed.Ciphertext, blobHeaderLen+1), ErrIntegrity},
 		// A forged KEK version names a key that does not exist.
 		"fail edited kek version":   {testLoc, sealed.WrappedDEK, edit(sealed.Ciphertext, 4), ErrIntegrity},
-		"fail unknown blob version": {testLoc, sealed.WrappedDEK, append([]byte{3}, sealed.Ciphertext[1:]...), ErrUnsupportedFormat},
+		"fail unknown blob version": {testLoc, sealed.WrappedDEK, append([]byte{9}, sealed.Ciphertext[1:]...), ErrUnsupportedFormat},
+		"fail edited ik generation": {testLoc, sealed.WrappedDEK, edit(sealed.Ciphertext, blobHeaderLen+3), ErrIntegrity},
 		"fail truncated blob":       {testLoc, sealed.WrappedDEK, sealed.Ciphertext[:blobHeaderLen+5], ErrIntegrity},
 		"fail empty blob":           {testLoc, sealed.WrappedDEK, nil, ErrIntegrity},
 		"fail empty path":           {with(func(l *Locator) { l.Path = "" }), sealed.WrappedDEK, sealed.Ciphertext, ErrInvalidLocator},
@@ -143,11 +144,9 @@ func TestSealKEKVersions(t *testing.T) {
 func TestOpenUsesCache(t *testing.T) {
 	s, ks := newTestSealer(t, 16)
 	ctx := context.Background()
-	sealed, err := s.Seal(ctx, testLoc, 0, []byte("v"))
-	require.NoError(t, err)
-	s.cache.purge()
+	sealed := sealV2(t, s, testLoc, "", []byte("v"))
 	for range 3 {
-		_, err = s.Open(ctx, testLoc, sealed.WrappedDEK, sealed.Ciphertext, nil)
+		_, err := s.Open(ctx, testLoc, sealed.WrappedDEK, sealed.Ciphertext, nil)
 		require.NoError(t, err)
 	}
 	require.Equal(t, 1, ks.unwrapCount())

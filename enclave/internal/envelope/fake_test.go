@@ -16,6 +16,18 @@ import (
 type countingStore struct {
 	*memstore.Store
 	unwraps atomic.Int64
+	wraps   atomic.Int64
+	checks  atomic.Int64
+}
+
+func (c *countingStore) WrapKey(ctx context.Context, kek keyvault.KeyRef, dek []byte) ([]byte, error) {
+	c.wraps.Add(1)
+	return c.Store.WrapKey(ctx, kek, dek)
+}
+
+func (c *countingStore) CheckKey(ctx context.Context, ref keyvault.KeyRef) error {
+	c.checks.Add(1)
+	return c.Store.CheckKey(ctx, ref)
 }
 
 func newCountingStore(t testing.TB) *countingStore {

@@ -98,11 +98,17 @@ func TestNoCacheWithoutKeyChecker(t *testing.T) {
 	ctx := context.Background()
 	_, err = s.CreateKEK(ctx, testLoc.OrgID, testLoc.VaultID)
 	require.NoError(t, err)
+	require.Nil(t, s.iks)
+	legacy := sealV2(t, s, testLoc, "", []byte("x"))
 	sealed, err := s.Seal(ctx, testLoc, 0, []byte("x"))
 	require.NoError(t, err)
+	wraps := ks.wraps.Load()
 	for range 2 {
 		_, err = s.Open(ctx, testLoc, sealed.WrappedDEK, sealed.Ciphertext, nil)
 		require.NoError(t, err)
+		_, err = s.Open(ctx, testLoc, legacy.WrappedDEK, legacy.Ciphertext, nil)
+		require.NoError(t, err)
 	}
 	require.Equal(t, 2, ks.unwrapCount())
+	require.Equal(t, wraps+2, ks.wraps.Load(), "the intermediate key is derived again for every open")
 }

@@ -30,21 +30,57 @@ func sealV1(t *testing.T, s *Sealer, loc Locator, plaintext []byte) Sealed {
 	return Sealed{KEKVersion: kv, WrappedDEK: wrapped, Ciphertext: out}
 }
 
-// relabel rewrites the type field of a version-2 blob without touching its
-// AEAD part: what a proxy or a database writer could do.
+// sealV2 seals a legacy version-2 blob (type bound, DEK wrapped in the key
+// store), as the enclave did before intermediate keys.
+func sealV2(t *testing.T, s *Sealer, loc Locator, secretType string, plaintext []byte) Sealed {
+	t.Helper()
+	return sealV2TB(t, s, loc, secretType, plaintext)
+}
+
+// sealV2TB is sealV2 for tests and benchmarks.
+func sealV2TB(t testing.TB, s *Sealer, loc Locator, secretType string, plaintext []byte) Sealed {
+	t.Helper()
+	ctx := context.Background()
+	kv, err := s.latestKEK(ctx, loc.OrgID, loc.VaultID)
+	require.NoError(t, err)
+	var dek [dekSize]byte
+	_, err = rand.Read(dek[:])
+	require.NoError(t, err)
+	wrapped, err := s.w.WrapKey(ctx, keyvault.KeyRef{ID: kekID(loc.OrgID, loc.VaultID), Version: kv}, dek[:])
+	require.NoError(t, err)
+	aead, err := newAEAD(dek[:])
+	require.NoError(t, err)
+	out := appendBlobHeaderV2(nil, kv, secretType)
+	out = aead.Seal(out, nil, plaintext, appendAADV2(nil, loc, secretType))
+	return Sealed{KEKVersion: kv, WrappedDEK: wrapped, Ciphertext: out}
+}
+
+// relabel rewrites the type field of a version-2 or 3 blob without
+// touching its AEAD part: what a proxy or a database writer could do.
 func relabel(blob []byte, to string) []byte {
-	n := int(blob[blobHeaderLen])
-	out := append([]byte{}, blob[:blobHeaderLen]...)
+	off := blobHeaderLen
+	if blob[0] == blobV3 {
+		off += 4
+	}
+	n := int(blob[off])
+	out := append([]byte{}, blob[:off]...)
 	out = append(out, byte(len(to)))
 	out = append(out, to...)
-	return append(out, blob[blobHeaderLen+1+n:]...)
+	return append(out, blob[off+1+n:]...)
 }
 
 func TestSealTypedBindsType(t *testing.T) {
 	s, _ := newTestSealer(t, 16)
 	ctx := context.Background()
-	sealed, err := s.SealTyped(ctx, testLoc, 0, "private_key", []byte("0xkey"))
+	current, err := s.SealTyped(ctx, testLoc, 0, "private_key", []byte("0xkey"))
 	require.NoError(t, err)
+	for name, sealed := range map[string]Sealed{"v3": current, "v2": sealV2(t, s, testLoc, "private_key", []byte("0xkey"))} {
+		t.Run(name, func(t *testing.T) { testTypeBound(t, s, sealed) })
+	}
+}
+
+func testTypeBound(t *testing.T, s *Sealer, sealed Sealed) {
+	ctx := context.Background()
 	typ, typed, err := TypeOf(sealed.Ciphertext)
 	require.NoError(t, err)
 	require.True(t, typed)
@@ -61,6 +97,7 @@ func TestSealTypedBindsType(t *testing.T) {
 		"fail relabelled api_key":   {relabel(sealed.Ciphertext, "api_key"), ErrIntegrity},
 		"fail relabelled untyped":   {relabel(sealed.Ciphertext, ""), ErrIntegrity},
 		"fail relabelled as legacy": {append([]byte{blobV1}, sealed.Ciphertext[1:]...), ErrIntegrity},
+		"fail relabelled v2/v3":     {append([]byte{blobV2 ^ blobV3 ^ sealed.Ciphertext[0]}, sealed.Ciphertext[1:]...), ErrIntegrity},
 		"fail type length too long": {append(append([]byte{}, sealed.Ciphertext[:blobHeaderLen]...), 200), ErrIntegrity},
 		"fail bad type characters":  {relabel(sealed.Ciphertext, "API KEY"), ErrIntegrity},
 		"fail type cut short":       {sealed.Ciphertext[:blobHeaderLen+3], ErrIntegrity},
