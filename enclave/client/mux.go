@@ -21,15 +21,45 @@ const maxPipeline = 4
 // writeTimeout bounds each write of queued requests.
 const writeTimeout = DefaultCallTimeout
 
-// pendingCall is one request waiting for its answer.
+// pendingCall is one request waiting for its answer. Calls are pooled:
+// the frame buffer, the done channel and the timer are reused.
 type pendingCall struct {
 	id   uint64 // set by send
 	op   wire.Op
-	done chan struct{}
-	// Set before done is closed.
-	code wire.Code
-	body []byte // a copy, owned by the caller
-	err  error  // *brokenError: the connection died first
+	done chan struct{} // one value: the answer (or the failure) is in
+	// Set before done is signalled.
+	code  wire.Code
+	body  []byte // a copy, owned by the caller
+	err   error  // *brokenError: the connection died first
+	frame []byte
+	timer *time.Timer
+}
+
+var callPool = sync.Pool{New: func() any {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &pendingCall{done: make(chan struct{}, 1), frame: make([]byte, 0, 1024), timer: t}
+}}
+
+func getCall(op wire.Op) *pendingCall {
+	call := callPool.Get().(*pendingCall)
+	call.op = op
+	return call
+}
+
+// putCall returns a call whose answer was consumed or which no reader can
+// signal any more (delivered, failed or abandoned under pmu).
+func putCall(call *pendingCall) {
+	select {
+	case <-call.done:
+	default:
+	}
+	call.timer.Stop()
+	if cap(call.frame) > 64<<10 {
+		call.frame = make([]byte, 0, 1024)
+	}
+	call.id, call.code, call.body, call.err = 0, 0, nil, nil
+	callPool.Put(call)
 }
 
 // mux is the multiplexing side of a pooled connection: requests from many
@@ -101,7 +131,7 @@ func (c *conn) readLoop() {
 		}
 		call.code, call.body = h.Code, bytes.Clone(body)
 		clear(body)
-		close(call.done)
+		call.done <- struct{}{}
 	}
 }
 
@@ -121,7 +151,7 @@ func (c *conn) fail(err error) {
 	_ = c.nc.Close()
 	for _, call := range calls {
 		call.err = err
-		close(call.done)
+		call.done <- struct{}{}
 	}
 }
 
@@ -166,27 +196,31 @@ func (c *conn) send(op wire.Op, frame []byte, call *pendingCall) error {
 }
 
 // abandonCall forgets a call that stopped waiting; its answer, if it
-// comes, is dropped.
-func (c *conn) abandonCall(call *pendingCall) {
+// comes later, is dropped. It reports false when the call was no longer
+// pending: its answer (or failure) was signalled or is being signalled.
+func (c *conn) abandonCall(call *pendingCall) bool {
 	m := c.mx
 	m.pmu.Lock()
-	if m.pending[call.id] == call {
+	defer m.pmu.Unlock()
+	if call.id != 0 && m.pending[call.id] == call {
 		delete(m.pending, call.id)
+		return true
 	}
-	m.pmu.Unlock()
+	return false
 }
 
 // muxRoundTrip is roundTrip on a multiplexed connection. A call that runs
 // out of time (deadline or ctx) gives up alone, with an error that does
 // not break the connection; the other calls on it go on.
 func (c *conn) muxRoundTrip(ctx context.Context, deadline time.Time, op wire.Op, req, resp wire.Message) error {
-	frame := make([]byte, wire.HeaderSize, 512)
-	frame, err := req.Append(frame)
+	call := getCall(op)
+	defer putCall(call)
+	frame, err := req.Append(call.frame[:wire.HeaderSize])
+	call.frame = frame[:0]
 	if err != nil {
 		return err // never sent: the connection is fine
 	}
 	c.used.Add(1)
-	call := &pendingCall{op: op, done: make(chan struct{})}
 	err = c.send(op, frame, call)
 	clear(frame[wire.HeaderSize:]) // the request may hold a plaintext
 	if err == nil {
@@ -196,17 +230,23 @@ func (c *conn) muxRoundTrip(ctx context.Context, deadline time.Time, op wire.Op,
 	}
 	if err != nil {
 		c.fail(err)
+		if call.id != 0 && !c.abandonCall(call) {
+			<-call.done // the failure reaches every pending call
+		}
 		return err
 	}
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
+	call.timer.Reset(time.Until(deadline))
 	select {
 	case <-call.done:
-	case <-timer.C:
-		c.abandonCall(call)
+	case <-call.timer.C:
+		if !c.abandonCall(call) {
+			<-call.done // answered meanwhile: drop it
+		}
 		return fmt.Errorf("%w: %s: %w", wire.ErrUnavailable, op, os.ErrDeadlineExceeded)
 	case <-ctx.Done():
-		c.abandonCall(call)
+		if !c.abandonCall(call) {
+			<-call.done
+		}
 		return fmt.Errorf("%w: %s: %w", wire.ErrUnavailable, op, ctx.Err())
 	}
 	if call.err != nil {
