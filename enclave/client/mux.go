@@ -8,11 +8,14 @@ import (
 	"net"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/opencustody/ocv/enclave/wire"
 )
+
+// maxAbandoned bounds the calls a connection remembers as given up and
+// still unanswered; past it the connection is deemed wedged and dropped.
+const maxAbandoned = 1024
 
 // maxPipeline is how many calls one pooled connection carries at once.
 // Calls beyond it open another connection (up to PoolSize) or wait.
@@ -72,12 +75,13 @@ type mux struct {
 	bw *wire.BatchWriter
 
 	wmu sync.Mutex // serialises sealing and queueing: ids go out in order
-	// issued is the last request id sent (read by the reader goroutine).
-	issued atomic.Uint64
 
 	pmu     sync.Mutex
 	pending map[uint64]*pendingCall
-	dead    error // set once; then pending stays empty
+	// abandoned holds the ids of calls that gave up waiting, until their
+	// late answer comes: any other answer not pending is a violation.
+	abandoned map[uint64]struct{}
+	dead      error // set once; then pending stays empty
 
 	rmac *wire.MAC // the reader goroutine's
 }
@@ -94,8 +98,8 @@ func (w deadlineWriter) Write(b []byte) (int, error) {
 // starts its reader goroutine. After it, only roundTrip uses c.
 func (c *conn) startMux() {
 	_ = c.nc.SetDeadline(time.Time{})
-	c.mx = &mux{bw: wire.NewBatchWriter(deadlineWriter{c.nc}, 0), pending: make(map[uint64]*pendingCall), rmac: c.rmac}
-	c.mx.issued.Store(c.nextID)
+	c.mx = &mux{bw: wire.NewBatchWriter(deadlineWriter{c.nc}, 0), pending: make(map[uint64]*pendingCall),
+		abandoned: make(map[uint64]struct{}), rmac: c.rmac}
 	go c.readLoop()
 }
 
@@ -119,9 +123,11 @@ func (c *conn) readLoop() {
 		m.pmu.Lock()
 		call := m.pending[h.RequestID]
 		delete(m.pending, h.RequestID)
+		_, late := m.abandoned[h.RequestID]
+		delete(m.abandoned, h.RequestID)
 		m.pmu.Unlock()
 		switch {
-		case call == nil && h.RequestID != 0 && h.RequestID <= m.issued.Load():
+		case call == nil && late:
 			// The answer to a call that gave up waiting: dropped.
 			clear(body)
 			continue
@@ -188,7 +194,6 @@ func (c *conn) send(op wire.Op, frame []byte, call *pendingCall) error {
 	c.hdr.BodyLen = uint32(len(body))
 	c.mac.Sign(&c.hdr, body)
 	c.hdr.Put(frame[:wire.HeaderSize])
-	m.issued.Store(id)
 	if err := m.bw.Queue(frame); err != nil {
 		return &brokenError{unwrapOpError(err)}
 	}
@@ -204,6 +209,11 @@ func (c *conn) abandonCall(call *pendingCall) bool {
 	defer m.pmu.Unlock()
 	if call.id != 0 && m.pending[call.id] == call {
 		delete(m.pending, call.id)
+		if len(m.abandoned) < maxAbandoned {
+			m.abandoned[call.id] = struct{}{}
+		} else {
+			go c.fail(&brokenError{fmt.Errorf("%w: too many calls left unanswered", errProtocol)})
+		}
 		return true
 	}
 	return false
