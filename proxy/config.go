@@ -341,7 +341,6 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, c.validateSecretCache()...)
 	errs = append(errs, c.validateNetwork()...)
-	errs = append(errs, c.TestCrash.validate()...)
 	if c.AuditHeadsURL != "" {
 		if _, _, err := s3lite.ParseURL(c.AuditHeadsURL); err != nil {
 			bad("audit_heads_url", err.Error())

@@ -27,10 +27,15 @@ func TestCrashHooksAreTestOnly(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			var c crashHooks
-			c.applyEnv(env(tc.env))
-			errs := c.validateFor(tc.testBuild)
+			c := DefaultConfig()
+			require.NoError(t, c.applyEnv(env(tc.env)))
+			errs := c.validateTestOnly(tc.testBuild)
 			require.Equal(t, tc.wantErr, len(errs) > 0, "%v", errs)
+			for k := range tc.env {
+				if tc.wantErr {
+					require.Contains(t, errs[0].Error(), k, "the error names the variable")
+				}
+			}
 		})
 	}
 }
@@ -41,8 +46,9 @@ func TestCrashHooksRefusedInThisBuild(t *testing.T) {
 	if testbuild.Enabled {
 		t.Skip("built with -tags ocvtest")
 	}
-	c := crashHooks{AfterCommit: "PUT /v1/x"}
-	require.NotEmpty(t, c.validate())
+	c := DefaultConfig()
+	c.TestCrash = crashHooks{AfterCommit: "PUT /v1/x"}
+	require.NotEmpty(t, c.validateTestOnly(testbuild.Enabled))
 	r := httptest.NewRequest("PUT", "/v1/x", nil)
 	r = r.WithContext(context.WithValue(r.Context(), routeKey{}, &Route{Method: "PUT", Pattern: "/v1/x"}))
 	require.False(t, crashMatches("PUT /v1/x", r))

@@ -102,6 +102,10 @@ var testOnlySettings = []testOnlySetting{
 	{"OCV_WEBHOOKS_RETRY_MAX", "webhooks_retry_max", func(c *Config) bool { return c.WebhooksRetryMax != 0 }},
 	{"OCV_WEBHOOKS_POLL_INTERVAL", "webhooks_poll_interval", func(c *Config) bool { return c.WebhooksPollInterval != 0 }},
 	{"OCV_WEBHOOKS_LEASE", "webhooks_lease", func(c *Config) bool { return c.WebhooksLease != 0 }},
+	// The crash hooks (proxy/crashhook.go): a production binary never
+	// kills itself on a request.
+	{envCrashAfterCommit, "test_crash_after_commit", func(c *Config) bool { return c.TestCrash.AfterCommit != "" }},
+	{envCrashBeforeCommit, "test_crash_before_commit", func(c *Config) bool { return c.TestCrash.BeforeCommit != "" }},
 }
 
 // validateTestOnly refuses test-only settings unless testBuild.

@@ -18,6 +18,7 @@ func TestTestOnlySettingsRefusedInProductionBuilds(t *testing.T) {
 	for _, kv := range []string{
 		"OCV_EGRESS_TEST_ALLOW_LOOPBACK=true", "OCV_WEBHOOKS_ALLOW_LOOPBACK=true", "OCV_WEBHOOKS_TEST_HOSTS=a.example.com=127.0.0.1",
 		"OCV_WEBHOOKS_RETRY_BASE=100ms", "OCV_WEBHOOKS_RETRY_MAX=3", "OCV_WEBHOOKS_POLL_INTERVAL=200ms", "OCV_WEBHOOKS_LEASE=15s",
+		"OCV_TEST_CRASH_AFTER_COMMIT=PUT /v1/x", "OCV_TEST_CRASH_BEFORE_COMMIT=PUT /v1/x",
 	} {
 		key, val, _ := strings.Cut(kv, "=")
 		t.Run(key, func(t *testing.T) {
@@ -36,7 +37,7 @@ func TestTestOnlySettingsRefusedInProductionBuilds(t *testing.T) {
 	}
 	c := DefaultConfig()
 	require.Empty(t, c.validateTestOnly(false), "the defaults hold no test-only setting")
-	require.Len(t, testOnlySettings, 7)
+	require.Len(t, testOnlySettings, 9)
 }
 
 func TestEgressSettings(t *testing.T) {

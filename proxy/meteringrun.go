@@ -37,7 +37,7 @@ func KeepMetering(ctx context.Context, m *metering.Meter, db *store.Store, log *
 	wg.Go(func() { m.Run(ctx, func(err error) { mlog.Warn("reconciling leased usage", "err", err) }) })
 	wg.Go(func() {
 		every(ctx, 24*time.Hour, func() {
-			if _, err := db.PurgePaymentNonces(ctx, time.Now().Add(-nonceRetention)); err != nil && ctx.Err() == nil {
+			if _, err := db.PurgePaymentNonces(ctx, nonceRetention); err != nil && ctx.Err() == nil {
 				mlog.Warn("purging payment nonces", "err", err)
 			}
 		})

@@ -39,6 +39,8 @@ func (s *Server) audit(next http.Handler) http.Handler {
 		if len(resource) > maxResourceBytes {
 			resource = resource[:maxResourceBytes]
 		}
+		// occurred_at is a record of this replica's time, not an expiry
+		// decision: it stays on time.Now (docs/architecture.md, "Clocks").
 		entry := &auditlog.Entry{Event: auditchain.Event{
 			OrgID: auditchain.SystemOrg, OccurredAt: time.Now().UTC().Truncate(time.Microsecond),
 			RequestID: w.Header().Get("X-Request-Id"), ActorType: "anonymous", Action: action,

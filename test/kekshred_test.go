@@ -1,6 +1,7 @@
 package test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/miekg/pkcs11"
 	"github.com/stretchr/testify/require"
 
@@ -106,6 +109,22 @@ func TestKEKShredImmediate(t *testing.T) {
 
 	destroyKEKInHSM(t, s, owner.OrgID, vault, 1)
 
+	// writeRefused: a write to the caller's own vault whose KEK is gone is
+	// 410 kek_destroyed (it may know that the vault exists, and learns that
+	// its key is gone), for a new secret and a new version alike, and
+	// stores nothing.
+	writeRefused := func(t *testing.T) {
+		t.Helper()
+		for _, path := range []string{"db/other", "db/pw"} {
+			r := s.Do("PUT", "/v1/vaults/"+vault+"/secrets/"+path, owner.Token, map[string]any{"type": "password", "value": "x"})
+			require.Equal(t, http.StatusGone, r.Status, string(r.Body))
+			p := r.JSON(t)
+			require.Equal(t, "kek_destroyed", p["type"])
+			require.Contains(t, p["detail"], vault)
+		}
+		require.Equal(t, 1, countSecretRows(t, s, owner.OrgID), "no secret row or version was written")
+		require.EqualValues(t, 1, readSealed(t, s, owner.OrgID, "db/pw").version)
+	}
 	shredded := func(t *testing.T) {
 		t.Helper()
 		r := s.Do("GET", secretURL, owner.Token, nil)
@@ -117,6 +136,9 @@ func TestKEKShredImmediate(t *testing.T) {
 		require.Contains(t, detail, vault)
 		require.Contains(t, detail, "version 1")
 	}
+	// First, while the enclave still remembers the vault's latest KEK
+	// version from the first write.
+	t.Run("a write at once is refused, nothing is sealed", writeRefused)
 	t.Run("at once through the proxy's enclave", shredded)
 	t.Run("at once on a second enclave", func(t *testing.T) {
 		code, _ := open(second)
@@ -130,8 +152,29 @@ func TestKEKShredImmediate(t *testing.T) {
 		code, _ := open(enclaveSession(t, s))
 		require.Equal(t, wire.KEKDestroyed, code)
 	})
-	t.Run("a new write to the vault is refused, nothing is sealed", func(t *testing.T) {
-		r := s.Do("PUT", "/v1/vaults/"+vault+"/secrets/db/other", owner.Token, map[string]any{"type": "password", "value": "x"})
-		require.GreaterOrEqual(t, r.Status, 400, string(r.Body))
+	t.Run("a write after the restart is refused, nothing is sealed", writeRefused)
+	t.Run("another organization still gets the 404 of a vault that exists nowhere", func(t *testing.T) {
+		other := s.SignUp("kekshred-other@example.com")
+		body := map[string]any{"type": "password", "value": "probe"}
+		a := s.Do("PUT", "/v1/vaults/"+vault+"/secrets/db/other", other.Token, body)
+		b := s.Do("PUT", "/v1/vaults/"+uuid.NewString()+"/secrets/db/other", other.Token, body)
+		require.Equal(t, http.StatusNotFound, a.Status, string(a.Body))
+		require.Equal(t, http.StatusNotFound, b.Status, string(b.Body))
+		require.Equal(t, a.JSON(t)["type"], b.JSON(t)["type"])
+		require.Equal(t, a.JSON(t)["detail"], b.JSON(t)["detail"])
 	})
+}
+
+// countSecretRows counts the secrets and secret versions stored for orgID.
+func countSecretRows(t *testing.T, s *stack.Stack, orgID string) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, s.DatabaseURL)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	var secrets, versions int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM secrets WHERE org_id = $1),
+		(SELECT count(*) FROM secret_versions WHERE org_id = $1)`, orgID).Scan(&secrets, &versions))
+	require.Equal(t, secrets, versions, "one version per secret here")
+	return secrets
 }

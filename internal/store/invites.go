@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -62,13 +61,14 @@ func (s *Store) InviteByHash(ctx context.Context, hash []byte) (PendingInvite, e
 }
 
 // AcceptInvite spends the invitation (once: ErrNotFound when it was
-// accepted meanwhile or has expired at now) and makes its invitee a
+// accepted meanwhile or has expired by the database's now(), judged in the
+// statement itself) and makes its invitee a
 // member with the invitation's role; passwordHash set: the invitee is a
 // new user, created with it. ev is the acceptance's audit event.
-func (s *Store) AcceptInvite(ctx context.Context, inv PendingInvite, passwordHash string, now time.Time, ev *auditchain.Event) error {
+func (s *Store) AcceptInvite(ctx context.Context, inv PendingInvite, passwordHash string, ev *auditchain.Event) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE org_invites SET accepted_at = $3 WHERE org_id = $1 AND id = $2
-			AND accepted_at IS NULL AND expires_at > $3`, inv.OrgID, inv.ID, now)
+		tag, err := tx.Exec(ctx, `UPDATE org_invites SET accepted_at = now() WHERE org_id = $1 AND id = $2
+			AND accepted_at IS NULL AND expires_at > now()`, inv.OrgID, inv.ID)
 		if err != nil {
 			return fmt.Errorf("accepting invitation: %w", err)
 		}

@@ -197,11 +197,13 @@ func (s *Store) UsePaymentNonce(ctx context.Context, nonce, orgID, payer string)
 	return nil
 }
 
-// PurgePaymentNonces deletes nonces recorded before the cutoff and returns
-// how many went. Only purge past the longest authorization window the
-// verifier accepts: older authorizations are refused as expired anyway.
-func (s *Store) PurgePaymentNonces(ctx context.Context, before time.Time) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM payment_nonces WHERE created_at < $1`, before)
+// PurgePaymentNonces deletes nonces recorded more than olderThan ago, by
+// the database's now(), and returns how many went. Only purge past the
+// longest authorization window the verifier accepts: older authorizations
+// are refused as expired anyway.
+func (s *Store) PurgePaymentNonces(ctx context.Context, olderThan time.Duration) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM payment_nonces WHERE created_at < now() - make_interval(secs => $1)`,
+		olderThan.Seconds())
 	if err != nil {
 		return 0, fmt.Errorf("purging payment nonces: %w", err)
 	}

@@ -25,19 +25,35 @@ type Outbox struct {
 // Outbox returns the store's webhook delivery outbox.
 func (s *Store) Outbox() *Outbox { return &Outbox{s: s} }
 
-// Claim leases up to limit due deliveries and increments their attempt
-// counter in one statement (FOR UPDATE SKIP LOCKED, so concurrent workers
-// never claim the same row). A row whose lease expired is due again.
+// InactiveWebhookError is the last_error of a delivery that came due while
+// its webhook was inactive: it was marked failed instead of being sent.
+const InactiveWebhookError = "not sent: the webhook is inactive"
+
+// Claim leases up to limit due deliveries of active webhooks and increments
+// their attempt counter in one statement (FOR UPDATE SKIP LOCKED, so
+// concurrent workers never claim the same row). A row whose lease expired
+// is due again. In the same statement, up to limit due deliveries of
+// inactive webhooks are marked failed with InactiveWebhookError and never
+// sent (a failed delivery can be replayed once the webhook is active
+// again); a delivery already claimed when its webhook is switched off
+// completes its attempt, and is failed at its next due time.
 func (o *Outbox) Claim(ctx context.Context, limit int, now time.Time) ([]outbox.Delivery, error) {
-	rows, err := o.s.pool.Query(ctx, `WITH due AS (
-			SELECT id FROM webhook_deliveries
-			WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
-			ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+	rows, err := o.s.pool.Query(ctx, `WITH off AS (
+			UPDATE webhook_deliveries SET status = 'failed', last_error = $4, lease_until = NULL, updated_at = now()
+			WHERE id IN (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+				WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+				AND NOT w.is_active
+				ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)),
+		due AS (
+			SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+			WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+			AND w.is_active
+			ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
 		UPDATE webhook_deliveries d SET attempt = d.attempt + 1, lease_until = $3, updated_at = now()
 		FROM due, webhooks w, events e
 		WHERE d.id = due.id AND w.id = d.webhook_id AND e.id = d.event_id
 		RETURNING d.id::text, d.webhook_id::text, d.event_id::text, e.name, w.url, w.secret, e.data, d.attempt`,
-		now, limit, now.Add(o.lease()))
+		now, limit, now.Add(o.lease()), InactiveWebhookError)
 	if err != nil {
 		return nil, fmt.Errorf("claiming deliveries: %w", err)
 	}

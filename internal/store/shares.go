@@ -151,12 +151,13 @@ func (s *Store) SharedSecret(ctx context.Context, orgID, secretID string, versio
 // number of concurrent calls on a share with n accesses left, exactly n
 // succeed. It returns the accesses left after this one, or
 // ErrShareUnavailable when the share is exhausted, expired, revoked or
-// declined.
-func (s *Store) ConsumeShare(ctx context.Context, id string, now time.Time) (int, error) {
+// declined. Its expiry is judged in the statement, on the database's own
+// now(): the one time source, whatever the caller's clock says.
+func (s *Store) ConsumeShare(ctx context.Context, id string) (int, error) {
 	var left int
 	err := s.pool.QueryRow(ctx, `UPDATE shares SET remaining = remaining - 1, updated_at = now()
-		WHERE id = $1 AND remaining > 0 AND status IN ('pending', 'accepted') AND expires_at > $2
-		RETURNING remaining`, id, now).Scan(&left)
+		WHERE id = $1 AND remaining > 0 AND status IN ('pending', 'accepted') AND expires_at > now()
+		RETURNING remaining`, id).Scan(&left)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("consuming share: %w", ErrShareUnavailable)
 	}

@@ -43,7 +43,7 @@ func TestConsumeShareIsAtomic(t *testing.T) {
 			var wg sync.WaitGroup
 			for range tc.callers {
 				wg.Go(func() {
-					_, err := s.ConsumeShare(ctx, sh.ID, time.Now())
+					_, err := s.ConsumeShare(ctx, sh.ID)
 					mu.Lock()
 					defer mu.Unlock()
 					if err == nil {
@@ -65,15 +65,18 @@ func assertUnavailable(err error) bool { return err != nil && errorsIs(err, stor
 func TestShareStates(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
+	// expires is the share's expiry relative to the database's now(), the
+	// clock ConsumeShare judges it on (whatever this process's clock says).
 	tests := map[string]struct {
 		status  string
-		now     time.Time
+		expires string
 		wantErr error
 	}{
-		"open":     {now: time.Now()},
-		"expired":  {now: time.Now().Add(2 * time.Hour), wantErr: store.ErrShareUnavailable},
-		"revoked":  {status: store.ShareRevoked, now: time.Now(), wantErr: store.ErrShareUnavailable},
-		"declined": {status: store.ShareDeclined, now: time.Now(), wantErr: store.ErrShareUnavailable},
+		"open":                {expires: "1 minute"},
+		"expired":             {expires: "-1 second", wantErr: store.ErrShareUnavailable},
+		"expires at this now": {expires: "0 seconds", wantErr: store.ErrShareUnavailable},
+		"revoked":             {status: store.ShareRevoked, expires: "1 minute", wantErr: store.ErrShareUnavailable},
+		"declined":            {status: store.ShareDeclined, expires: "1 minute", wantErr: store.ErrShareUnavailable},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -83,7 +86,9 @@ func TestShareStates(t *testing.T) {
 					func(x store.Share) *auditchain.Event { return event(x.OrgID, "share.x") })
 				require.NoError(t, err)
 			}
-			left, err := s.ConsumeShare(ctx, sh.ID, tc.now)
+			_, err := s.Pool().Exec(ctx, `UPDATE shares SET expires_at = now() + $2::interval WHERE id = $1`, sh.ID, tc.expires)
+			require.NoError(t, err)
+			left, err := s.ConsumeShare(ctx, sh.ID)
 			require.ErrorIs(t, err, tc.wantErr)
 			if tc.wantErr == nil {
 				require.Equal(t, 4, left)

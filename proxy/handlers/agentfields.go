@@ -59,8 +59,9 @@ func badField(name, why string) error {
 }
 
 // parseAgentInput reads body fields one by one; unknown fields, and on a
-// patch the create-only ones, are 400.
-func parseAgentInput(body map[string]json.RawMessage, create bool) (agentInput, error) {
+// patch the create-only ones, are 400. now is the database's clock
+// (h.now()), which api_key_expires_at must be after.
+func parseAgentInput(body map[string]json.RawMessage, create bool, now time.Time) (agentInput, error) {
 	var in agentInput
 	in.Guardrails = map[string]json.RawMessage{}
 	for k, raw := range body {
@@ -81,7 +82,7 @@ func parseAgentInput(body map[string]json.RawMessage, create bool) (agentInput, 
 				in.SkipPolicy, err = boolField(k, raw)
 			} else if !null {
 				var t time.Time
-				if json.Unmarshal(raw, &t) != nil || !t.After(time.Now()) {
+				if json.Unmarshal(raw, &t) != nil || !t.After(now) {
 					return in, badField(k, "must be a future RFC 3339 timestamp")
 				}
 				in.APIKeyExpiresAt = &t

@@ -26,7 +26,7 @@ func (h *Handlers) CreateAgent(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	in, err := parseAgentInput(body, true)
+	in, err := parseAgentInput(body, true, h.now())
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func (h *Handlers) UpdateAgent(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	in, err := parseAgentInput(body, false)
+	in, err := parseAgentInput(body, false, h.now())
 	if err != nil {
 		return err
 	}

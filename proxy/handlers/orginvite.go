@@ -20,7 +20,7 @@ type invitationStore interface {
 	InviteBlocked(ctx context.Context, orgID, emailKey string) (bool, error)
 	InviteeUserID(ctx context.Context, emailKey string) (id string, exists bool, err error)
 	InviteByHash(ctx context.Context, hash []byte) (store.PendingInvite, error)
-	AcceptInvite(ctx context.Context, inv store.PendingInvite, passwordHash string, now time.Time, ev *auditchain.Event) error
+	AcceptInvite(ctx context.Context, inv store.PendingInvite, passwordHash string, ev *auditchain.Event) error
 }
 
 var errInviteConflict = problem.New(http.StatusConflict, problem.TypeConflict, "this address is already a member or has a pending invitation")
@@ -167,7 +167,7 @@ func (h *Handlers) AcceptInvitation(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	entry.SetOrg(inv.OrgID, auth.PrincipalUser, inv.UserID)
-	err = invites.AcceptInvite(r.Context(), inv, hash, now, entry.Prepare(http.StatusCreated))
+	err = invites.AcceptInvite(r.Context(), inv, hash, entry.Prepare(http.StatusCreated))
 	if errors.Is(err, store.ErrNotFound) {
 		return errInvitationUnknown
 	}

@@ -65,7 +65,7 @@ func (h *Handlers) writePolicy(w http.ResponseWriter, r *http.Request, update bo
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	p, err := policyRule(in, id)
+	p, err := policyRule(in, id, h.now())
 	if err != nil {
 		return err
 	}

@@ -73,8 +73,9 @@ func objectField(name string, raw json.RawMessage, keys map[string]policy.FieldK
 	return raw, nil
 }
 
-// policyRule validates the body into a policy with id.
-func policyRule(in api.PolicyWrite, id string) (store.Policy, error) {
+// policyRule validates the body into a policy with id; now is the
+// database's clock (h.now()), which a new expires_at must be after.
+func policyRule(in api.PolicyWrite, id string, now time.Time) (store.Policy, error) {
 	switch {
 	case in.SecretPathPattern == nil || in.PrincipalType == nil || in.PrincipalID == nil || in.Permissions == nil:
 		return store.Policy{}, problem.BadRequest(problem.TypeInvalidRequest,
@@ -83,7 +84,7 @@ func policyRule(in api.PolicyWrite, id string) (store.Policy, error) {
 		return store.Policy{}, badField("secret_path_pattern", "must be in Unicode NFC form")
 	case in.Priority != nil && (*in.Priority < math.MinInt32 || *in.Priority > math.MaxInt32):
 		return store.Policy{}, badField("priority", "must be a 32-bit integer")
-	case in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()):
+	case in.ExpiresAt != nil && !in.ExpiresAt.After(now):
 		return store.Policy{}, badField("expires_at", "must be in the future")
 	}
 	pid, err := uuid.Parse(*in.PrincipalID)

@@ -78,9 +78,9 @@ func (h *Handlers) PutSecret(w http.ResponseWriter, r *http.Request) error {
 				SecretVersion: version, Plaintext: value, Token: c.Token, ClientIP: c.ClientIP,
 				PolicySet: access.set, PolicyMAC: access.mac, SecretType: *in.Type})
 			if errors.Is(err, wire.ErrNotFound) {
-				// No KEK of this organization for this vault id: the vault
-				// is not the caller's, answered like one that exists nowhere.
-				return store.Sealed{}, fmt.Errorf("sealing: %w", store.NotFound("vault"))
+				// No KEK of this organization for this vault id: 404 unless
+				// it is the caller's vault whose KEK was destroyed (410).
+				return store.Sealed{}, fmt.Errorf("sealing: %w", h.sealRefusedNoKEK(ctx, p.OrgID, vaultID))
 			}
 			if err != nil {
 				return store.Sealed{}, err

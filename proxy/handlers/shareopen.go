@@ -99,7 +99,7 @@ func (h *Handlers) OpenShare(w http.ResponseWriter, r *http.Request) error {
 	if err := h.loadPolicySet(ctx, access, sh.VaultID); err != nil {
 		return err
 	}
-	left, err := h.Shares.ConsumeShare(ctx, sh.ID, now)
+	left, err := h.Shares.ConsumeShare(ctx, sh.ID)
 	if errors.Is(err, store.ErrShareUnavailable) {
 		return shareGone("the share's access count is exhausted")
 	}

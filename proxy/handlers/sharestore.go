@@ -13,7 +13,7 @@ type ShareStore interface {
 	SecretByID(ctx context.Context, orgID, id string) (store.Secret, error)
 	CreateShare(ctx context.Context, sh store.Share, ev *auditchain.Event) (store.Share, error)
 	GetShare(ctx context.Context, id string) (store.Share, error)
-	ConsumeShare(ctx context.Context, id string, now time.Time) (int, error)
+	ConsumeShare(ctx context.Context, id string) (int, error)
 	SharedSecret(ctx context.Context, orgID, secretID string, version uint32) (store.Secret, store.Sealed, error)
 	ShareAttemptWait(ctx context.Context, counters []store.ShareAttempt, window time.Duration, now time.Time) (time.Duration, error)
 	CountShareAttempt(ctx context.Context, counters []store.ShareAttempt, window time.Duration, now time.Time) (time.Duration, error)
