@@ -86,7 +86,8 @@ func isPaidRequest(r *http.Request) bool {
 
 // notIdempotent are the creating POSTs whose response carries a secret or a
 // credential: their responses must not be stored (the database is
-// untrusted), so Idempotency-Key is ignored on them.
+// untrusted), so Idempotency-Key is refused on them (400
+// idempotency_unsupported): a retry would not be recognised.
 var notIdempotent = map[string]bool{
 	"/v1/auth/signup":               true, // returns tokens
 	"/v1/auth/token":                true,
