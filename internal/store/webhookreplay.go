@@ -146,17 +146,5 @@ func (s *Store) ListDeliveries(ctx context.Context, orgID, webhookID, status str
 		WHERE d.org_id = $1 AND d.webhook_id = $2 AND ($3 = '' OR d.status = $3)
 		  AND ($4::timestamptz IS NULL OR (d.created_at, d.id) < ($4, $5::uuid))
 		ORDER BY d.created_at DESC, d.id DESC LIMIT $6`, orgID, webhookID, status, at, id, limit)
-	if err != nil {
-		return nil, fmt.Errorf("listing deliveries: %w", err)
-	}
-	defer rows.Close()
-	var out []DeliveryRecord
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, fmt.Errorf("listing deliveries: %w", err)
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return collectDeliveries(rows, err)
 }

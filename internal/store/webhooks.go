@@ -156,6 +156,12 @@ func (s *Store) RecentDeliveries(ctx context.Context, orgID, webhookID string, l
 	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+`
 		FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
 		WHERE d.org_id = $1 AND d.webhook_id = $2 ORDER BY d.created_at DESC, d.id LIMIT $3`, orgID, webhookID, limit)
+	return collectDeliveries(rows, err)
+}
+
+// collectDeliveries reads every delivery of a query's rows (or returns its
+// error).
+func collectDeliveries(rows pgx.Rows, err error) ([]DeliveryRecord, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing deliveries: %w", err)
 	}
@@ -168,5 +174,8 @@ func (s *Store) RecentDeliveries(ctx context.Context, orgID, webhookID string, l
 		}
 		out = append(out, d)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing deliveries: %w", err)
+	}
+	return out, nil
 }

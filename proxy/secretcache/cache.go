@@ -234,19 +234,7 @@ func (c *Cache) InvalidateVault(orgID, vaultID string) {
 
 // Notified applies a change of k seen in the database's log: it drops k
 // and ends one local hold of it.
-func (c *Cache) Notified(k Key) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.dropLocked(k)
-	if h, ok := c.holds[k]; ok {
-		if h.n--; h.n <= 0 {
-			delete(c.holds, k)
-		} else {
-			c.holds[k] = h
-		}
-	}
-	c.cfg.Invalidations.Add(1)
-}
+func (c *Cache) Notified(k Key) { c.dropAndRelease(k) }
 
 // Hold keeps k out of the cache during a local write of it (and drops it);
 // Release ends the hold when the write has committed or failed. A hold
@@ -271,7 +259,10 @@ func (c *Cache) Hold(k Key) {
 }
 
 // Release ends one hold of k and drops k.
-func (c *Cache) Release(k Key) {
+func (c *Cache) Release(k Key) { c.dropAndRelease(k) }
+
+// dropAndRelease drops k and ends one hold of it.
+func (c *Cache) dropAndRelease(k Key) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dropLocked(k)

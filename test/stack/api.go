@@ -46,6 +46,17 @@ func (s *Stack) Do(method, path, token string, body any) Response {
 // DoHeaders is Do with extra request headers (X-PAYMENT, Idempotency-Key).
 func (s *Stack) DoHeaders(method, path, token string, body any, header http.Header) Response {
 	s.t.Helper()
+	r, err := s.TryHeaders(method, path, token, body, header)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return r
+}
+
+// TryHeaders is DoHeaders that returns a transport error (the proxy died
+// while answering, as a crash hook makes it) instead of failing the test.
+func (s *Stack) TryHeaders(method, path, token string, body any, header http.Header) (Response, error) {
+	s.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -75,14 +86,14 @@ func (s *Stack) DoHeaders(method, path, token string, body any, header http.Head
 	}
 	resp, err := s.HTTP.Do(req)
 	if err != nil {
-		s.t.Fatalf("%s %s: %v", method, path, err)
+		return Response{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		s.t.Fatal(err)
+		return Response{}, err
 	}
-	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
 }
 
 // Account is a signed-up user with a token.
