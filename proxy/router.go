@@ -36,7 +36,22 @@ type Route struct {
 	Action  string // the audit action
 	Handler handlers.Func
 
-	segs []string
+	built *builtRoute // set by newRouter; the table's literals leave it nil
+}
+
+// builtRoute is what newRouter computes once per route.
+type builtRoute struct {
+	segs    []string
+	metered bool // isMeteredRoute
+}
+
+// routeMetered is isMeteredRoute(rt) without recomputing it on every
+// request for the router's own routes.
+func routeMetered(rt *Route) bool {
+	if rt != nil && rt.built != nil {
+		return rt.built.metered
+	}
+	return isMeteredRoute(rt)
 }
 
 // router matches escaped request paths against the route table. Matching
@@ -50,7 +65,7 @@ func newRouter(routes []Route) *router {
 	rt := &router{}
 	for i := range routes {
 		r := routes[i]
-		r.segs = strings.Split(strings.TrimPrefix(r.Pattern, "/"), "/")
+		r.built = &builtRoute{segs: strings.Split(strings.TrimPrefix(r.Pattern, "/"), "/"), metered: isMeteredRoute(&r)}
 		rt.routes = append(rt.routes, &r)
 	}
 	return rt
@@ -66,7 +81,7 @@ func (rt *router) match(r *http.Request) (*Route, []string) {
 	segs := strings.Split(path[1:], "/")
 	var allowed []string
 	for _, route := range rt.routes {
-		values, ok := matchSegs(route.segs, segs)
+		values, ok := matchSegs(route.built.segs, segs)
 		if !ok {
 			continue
 		}

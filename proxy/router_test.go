@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/opencustody/ocv/proxy/handlers"
 )
 
 func TestRouterMatch(t *testing.T) {
@@ -48,4 +50,18 @@ func TestRouterMatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRouteMetered: the flag the router computes once per route agrees with
+// isMeteredRoute for every route of the table, and a route not built by the
+// router is still judged.
+func TestRouteMetered(t *testing.T) {
+	rt := newRouter(Routes(handlers.New(handlers.Deps{})))
+	for _, r := range rt.routes {
+		require.Equal(t, isMeteredRoute(r), routeMetered(r), "%s %s", r.Method, r.Pattern)
+	}
+	require.False(t, routeMetered(nil))
+	loose := &Route{Method: http.MethodGet, Pattern: "/v1/vaults", Access: Any}
+	require.Equal(t, isMeteredRoute(loose), routeMetered(loose))
+	require.True(t, routeMetered(loose))
 }
