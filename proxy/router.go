@@ -101,6 +101,9 @@ func (rt *router) match(r *http.Request) (*Route, []string) {
 // returns name, value pairs. {name} values are unescaped; a {name...} value
 // stays escaped for its handler to validate segment by segment.
 func matchSegs(pattern, segs []string) ([]string, bool) {
+	if !segsFit(pattern, segs) {
+		return nil, false
+	}
 	var values []string
 	for i, p := range pattern {
 		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "...}") {
@@ -125,6 +128,28 @@ func matchSegs(pattern, segs []string) ([]string, bool) {
 		}
 	}
 	return values, len(pattern) == len(segs)
+}
+
+// segsFit reports, without allocating, whether segs have pattern's shape:
+// its literal segments in place and as many segments (at least one for a
+// {name...} rest). matchSegs runs it first, so that the routes a request
+// does not match cost no allocation.
+func segsFit(pattern, segs []string) bool {
+	for i, p := range pattern {
+		if i >= len(segs) {
+			return false
+		}
+		if strings.HasPrefix(p, "{") {
+			if strings.HasSuffix(p, "...}") {
+				return true
+			}
+			continue
+		}
+		if p != segs[i] {
+			return false
+		}
+	}
+	return len(pattern) == len(segs)
 }
 
 func notFound(w http.ResponseWriter) {
