@@ -11,5 +11,5 @@ func (s *Server) usage(next http.Handler) http.Handler {
 	if s.meter == nil {
 		return next
 	}
-	return s.meter.Usage(func(r *http.Request) bool { return isMeteredRoute(routeFrom(r.Context())) })(next)
+	return s.meter.Usage(func(r *http.Request) bool { return routeMetered(routeFrom(r.Context())) })(next)
 }

@@ -81,7 +81,7 @@ func isPaidRequest(r *http.Request) bool {
 	if isAnonymousPaidRoute(rt) {
 		return r.Header.Get(x402.HeaderPayment) != ""
 	}
-	return isMeteredRoute(rt)
+	return routeMetered(rt)
 }
 
 // notIdempotent are the creating POSTs whose response carries a secret or a

@@ -36,7 +36,22 @@ type Route struct {
 	Action  string // the audit action
 	Handler handlers.Func
 
-	segs []string
+	built *builtRoute // set by newRouter; the table's literals leave it nil
+}
+
+// builtRoute is what newRouter computes once per route.
+type builtRoute struct {
+	segs    []string
+	metered bool // isMeteredRoute
+}
+
+// routeMetered is isMeteredRoute(rt) without recomputing it on every
+// request for the router's own routes.
+func routeMetered(rt *Route) bool {
+	if rt != nil && rt.built != nil {
+		return rt.built.metered
+	}
+	return isMeteredRoute(rt)
 }
 
 // router matches escaped request paths against the route table. Matching
@@ -50,7 +65,7 @@ func newRouter(routes []Route) *router {
 	rt := &router{}
 	for i := range routes {
 		r := routes[i]
-		r.segs = strings.Split(strings.TrimPrefix(r.Pattern, "/"), "/")
+		r.built = &builtRoute{segs: strings.Split(strings.TrimPrefix(r.Pattern, "/"), "/"), metered: isMeteredRoute(&r)}
 		rt.routes = append(rt.routes, &r)
 	}
 	return rt
@@ -66,7 +81,7 @@ func (rt *router) match(r *http.Request) (*Route, []string) {
 	segs := strings.Split(path[1:], "/")
 	var allowed []string
 	for _, route := range rt.routes {
-		values, ok := matchSegs(route.segs, segs)
+		values, ok := matchSegs(route.built.segs, segs)
 		if !ok {
 			continue
 		}
@@ -86,6 +101,9 @@ func (rt *router) match(r *http.Request) (*Route, []string) {
 // returns name, value pairs. {name} values are unescaped; a {name...} value
 // stays escaped for its handler to validate segment by segment.
 func matchSegs(pattern, segs []string) ([]string, bool) {
+	if !segsFit(pattern, segs) {
+		return nil, false
+	}
 	var values []string
 	for i, p := range pattern {
 		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "...}") {
@@ -110,6 +128,28 @@ func matchSegs(pattern, segs []string) ([]string, bool) {
 		}
 	}
 	return values, len(pattern) == len(segs)
+}
+
+// segsFit reports, without allocating, whether segs have pattern's shape:
+// its literal segments in place and as many segments (at least one for a
+// {name...} rest). matchSegs runs it first, so that the routes a request
+// does not match cost no allocation.
+func segsFit(pattern, segs []string) bool {
+	for i, p := range pattern {
+		if i >= len(segs) {
+			return false
+		}
+		if strings.HasPrefix(p, "{") {
+			if strings.HasSuffix(p, "...}") {
+				return true
+			}
+			continue
+		}
+		if p != segs[i] {
+			return false
+		}
+	}
+	return len(pattern) == len(segs)
 }
 
 func notFound(w http.ResponseWriter) {

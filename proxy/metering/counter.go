@@ -34,14 +34,18 @@ type Decision struct {
 // To stay cheap at high request rates, each Counter (one per proxy replica)
 // leases blocks of calls from PostgreSQL with one guarded upsert
 // (store.LeaseUsage: used + n <= limit) and serves calls from the block in
-// memory. Blocks shrink near the limit (to an eighth of what is left, down to
+// memory. A block used up within a second doubles the next one, up to
+// maxGrowth times the configured block, so that a busy organization costs
+// PostgreSQL a commit every few hundred calls rather than every 50; a slower
+// pace starts again from the configured block. Blocks shrink near the limit (to an eighth of what is left, down to
 // one call), so replicas share the last calls of a quota instead of one of
 // them holding them. Because a call is only served from units already added
 // to the table, the count never under-counts and never lets more than limit
 // calls through, across any number of replicas. Unused units go back to the
 // table when a lease ages out (Reconcile) and on Close. An abrupt crash loses
-// at most the unused part of one block per organization and replica: the
-// table then over-counts by that much, never under-counts.
+// at most the unused part of one block (at most maxGrowth configured blocks)
+// per organization and replica: the table then over-counts by that much,
+// never under-counts.
 //
 // A Counter is safe for concurrent use.
 type Counter struct {
@@ -63,6 +67,7 @@ type lease struct {
 	remaining int64     // leased units not yet served
 	dbUsed    int64     // the table's counter as last seen
 	leasedAt  time.Time // when the current block was leased
+	size      int64     // the current block's size before the limit's shrinking; 0 before the first
 	dead      bool      // reconciled and removed from the map
 }
 
@@ -71,6 +76,14 @@ const DefaultBlock = 50
 
 // DefaultLeaseMaxAge is how long unused leased calls stay with a replica.
 const DefaultLeaseMaxAge = 30 * time.Second
+
+// maxGrowth bounds a busy organization's block: at most maxGrowth times
+// the configured block.
+const maxGrowth = 16
+
+// fastLease is the pace that grows the next block: a block used up sooner
+// than this after it was leased doubles the next one.
+const fastLease = time.Second
 
 // maxLeaseAttempts bounds retries when other replicas keep taking the
 // calls this one tried to lease.
@@ -145,8 +158,9 @@ func (c *Counter) takeLocked(ctx context.Context, key leaseKey, l *lease, limit 
 		l.remaining--
 		return Decision{Allowed: true, Used: l.dbUsed - l.remaining, Limit: limit}, nil
 	}
+	l.size = c.nextSize(l)
 	for range maxLeaseAttempts {
-		n := c.blockSize(limit - l.dbUsed)
+		n := blockSize(limit-l.dbUsed, l.size)
 		used, ok, err := c.st.LeaseUsage(ctx, key.org, key.period, n, limit)
 		if err != nil {
 			return Decision{}, fmt.Errorf("counting a call for org %s: %w", key.org, err)
@@ -165,11 +179,22 @@ func (c *Counter) takeLocked(ctx context.Context, key leaseKey, l *lease, limit 
 	return Decision{}, fmt.Errorf("counting a call for org %s: %w", key.org, ErrContention)
 }
 
-// blockSize is how many calls to lease when about left remain.
-func (c *Counter) blockSize(left int64) int64 {
+// nextSize is the size of the block l leases next (before shrinking near
+// the limit): the configured block, doubled while blocks are used up
+// faster than fastLease, up to maxGrowth configured blocks.
+func (c *Counter) nextSize(l *lease) int64 {
+	if l.size == 0 || c.now().Sub(l.leasedAt) >= fastLease {
+		return c.block
+	}
+	return min(2*l.size, maxGrowth*c.block)
+}
+
+// blockSize is how many calls to lease when about left remain and the
+// block is most: an eighth of what is left, between 1 and most.
+func blockSize(left, most int64) int64 {
 	n := left / 8
-	if n > c.block {
-		n = c.block
+	if n > most {
+		n = most
 	}
 	if n < 1 {
 		n = 1

@@ -130,3 +130,58 @@ func TestCounterSharesTheEdge(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, allowed, 995, "at most a few calls are stranded in the other replica when the first refusal comes")
 }
+
+// TestCounterBusyLeasesGrow: blocks used up quickly double up to sixteen
+// configured blocks; a slow pace starts again from one block; the count
+// stays exact (Close gives back what was not served).
+func TestCounterBusyLeasesGrow(t *testing.T) {
+	tests := []struct {
+		name       string
+		tier       metering.Tier
+		calls      int
+		pause      time.Duration // between calls
+		wantLeases int
+	}{
+		// 10+20+40+80+160 = 310, then 160 a lease: 310 + 4*160 = 950, 1 more.
+		{name: "busy unlimited", tier: metering.TierEnterprise, calls: 1000, wantLeases: 10},
+		// One block of 10 per 10 calls when each block lasts over a second.
+		{name: "slow", tier: metering.TierEnterprise, calls: 100, pause: 200 * time.Millisecond, wantLeases: 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newFakeStore()
+			clk := newClock()
+			c := metering.NewCounter(st, metering.CounterConfig{Block: 10, Now: clk.now})
+			ctx := context.Background()
+			for i := 1; i <= tt.calls; i++ {
+				d, err := c.Take(ctx, "org", tt.tier)
+				require.NoError(t, err)
+				require.True(t, d.Allowed)
+				require.EqualValues(t, i, d.Used, "one replica reports exact usage")
+				clk.add(tt.pause)
+			}
+			require.Equal(t, tt.wantLeases, st.leases)
+			require.NoError(t, c.Close(ctx))
+			require.EqualValues(t, tt.calls, st.usedOf("org", "2026-11"), "exact after Close")
+		})
+	}
+}
+
+// TestCounterGrowthKeepsTheLimit: a busy organization near its quota gets
+// exactly its quota, never more, however large its blocks grew.
+func TestCounterGrowthKeepsTheLimit(t *testing.T) {
+	st := newFakeStore()
+	clk := newClock()
+	c := metering.NewCounter(st, metering.CounterConfig{Block: 50, Now: clk.now})
+	ctx := context.Background()
+	allowed := 0
+	for range 1200 {
+		d, err := c.Take(ctx, "org", metering.TierFree)
+		require.NoError(t, err)
+		if d.Allowed {
+			allowed++
+		}
+	}
+	require.Equal(t, 1000, allowed)
+	require.EqualValues(t, 1000, st.usedOf("org", "2026-11"))
+}
