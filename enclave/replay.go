@@ -14,10 +14,9 @@ type replayEntry struct {
 
 // replayGuard is a session's replay cache. It applies two checks:
 //
-//   - request ids strictly increase within a session (the proxy seals and
-//     queues its requests in id order, also when it pipelines several on
-//     one connection), which refuses any replay, however old, in constant
-//     memory;
+//   - request ids strictly increase within a session (the proxy sends one
+//     request at a time per connection), which refuses any replay, however
+//     old, in constant memory;
 //   - nonces seen within the freshness window are remembered (bounded,
 //     pruned by time): the check DESIGN.md names, and a second line should a
 //     client ever reuse ids.

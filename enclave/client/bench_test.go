@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,20 +36,6 @@ func BenchmarkOpen(b *testing.B) {
 	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := c.Open(ctx, req); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	})
-	// c16: sixteen callers, as in make bench -concurrency 16 (the
-	// connections are shared and their frames batched).
-	b.Run("c16", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if _, err := c.Open(ctx, req); err != nil {

@@ -20,21 +20,15 @@ const (
 )
 
 // Client is a pool of attested connections to one enclave. It is safe for
-// concurrent use. Each connection carries up to maxPipeline calls at once
-// (their requests and answers batched into shared writes under load); a
-// new connection is opened, up to PoolSize, only when every open one is
-// that busy, so PoolSize bounds the calls in flight at
-// PoolSize*maxPipeline.
+// concurrent use; each connection carries one request at a time.
 type Client struct {
 	cfg  Config
 	addr wire.Addr
 	log  *slog.Logger
 
-	pmu     sync.Mutex
-	conns   []*conn       // open connections, at most PoolSize with dialing
-	dialing int           // connections being opened
-	changed chan struct{} // closed (and replaced) when a call gives back a connection
-	gen     atomic.Uint64 // bumped when the enclave went away: older conns are dropped
+	idle  chan *conn    // attested connections not in use
+	slots chan struct{} // one token per open connection, PoolSize in all
+	gen   atomic.Uint64 // bumped when the enclave went away: older conns are dropped
 
 	mu    sync.Mutex // guards state transitions
 	state atomic.Pointer[State]
@@ -58,9 +52,10 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		cfg: cfg, addr: addr, log: cfg.Logger,
-		changed: make(chan struct{}),
-		kick:    make(chan struct{}, 1),
-		done:    make(chan struct{}),
+		idle:  make(chan *conn, cfg.PoolSize),
+		slots: make(chan struct{}, cfg.PoolSize),
+		kick:  make(chan struct{}, 1),
+		done:  make(chan struct{}),
 	}
 	c.state.Store(&State{Reason: "connecting", Since: time.Now()})
 	c.ctx, c.cancel = context.WithCancel(ctx)
@@ -151,40 +146,22 @@ func (c *Client) maintain() {
 // probe opens one attested connection and parks it in the pool.
 func (c *Client) probe() error {
 	c.drainIdle() // while down, every idle connection is stale
-	if !c.reserve() {
+	select {
+	case c.slots <- struct{}{}:
+	default:
 		return errors.New("dial: connection pool exhausted")
 	}
 	cn, err := c.openConn(c.ctx, time.Now().Add(c.cfg.DialTimeout))
-	c.admit(cn, 0)
-	return err
-}
-
-// reserve takes a slot for a connection to open, if the pool has one.
-func (c *Client) reserve() bool {
-	c.pmu.Lock()
-	defer c.pmu.Unlock()
-	if len(c.conns)+c.dialing >= c.cfg.PoolSize {
-		return false
+	if err != nil {
+		<-c.slots
+		return err
 	}
-	c.dialing++
-	return true
+	c.release(cn, nil)
+	return nil
 }
 
-// admit ends a reservation: cn (nil when the dial failed) joins the pool
-// with calls already on it.
-func (c *Client) admit(cn *conn, calls int) {
-	c.pmu.Lock()
-	defer c.pmu.Unlock()
-	c.dialing--
-	if cn != nil {
-		cn.inflight = calls
-		c.conns = append(c.conns, cn)
-	}
-	c.notifyLocked()
-}
-
-// openConn dials, attests and multiplexes a connection for the slot the
-// caller reserved, within DialTimeout and before deadline.
+// openConn dials and attests a connection for the slot the caller holds,
+// within DialTimeout and before deadline.
 func (c *Client) openConn(ctx context.Context, deadline time.Time) (*conn, error) {
 	gen := c.gen.Load()
 	cn, err := open(ctx, c.addr, c.cfg.Validator, c.cfg.Identity, min(c.cfg.DialTimeout, time.Until(deadline)))
@@ -192,43 +169,13 @@ func (c *Client) openConn(ctx context.Context, deadline time.Time) (*conn, error
 		return nil, err
 	}
 	cn.gen = gen
-	cn.startMux()
 	c.setUp(cn)
 	return cn, nil
 }
 
-// takeLocked picks the least busy usable connection with room for another
-// call and counts the call on it; on the way it drops connections that
-// died or went stale with no call left on them. The caller holds pmu.
-func (c *Client) takeLocked() *conn {
-	gen := c.gen.Load()
-	var best *conn
-	for _, cn := range append([]*conn(nil), c.conns...) {
-		usable := cn.gen == gen && !cn.isDead()
-		if !usable && cn.inflight == 0 {
-			c.removeLocked(cn)
-		}
-		if !usable || cn.inflight >= maxPipeline {
-			continue
-		}
-		if best == nil || cn.inflight < best.inflight {
-			best = cn
-		}
-	}
-	if best != nil {
-		best.inflight++
-	}
-	return best
-}
-
-func (c *Client) notifyLocked() {
-	close(c.changed)
-	c.changed = make(chan struct{})
-}
-
 // acquire returns a connection for one call, waiting (until deadline) for
-// room on one when every connection is busy and the pool is full. It fails
-// fast with wire.ErrUnavailable when the channel is not attested.
+// one to come back when the pool is full. It fails fast with
+// wire.ErrUnavailable when the channel is not attested.
 func (c *Client) acquire(ctx context.Context, deadline time.Time) (*conn, error) {
 	var timer *time.Timer
 	defer func() {
@@ -240,20 +187,30 @@ func (c *Client) acquire(ctx context.Context, deadline time.Time) (*conn, error)
 		if st := c.State(); !st.Attested {
 			return nil, fmt.Errorf("%w: enclave channel not attested: %s", wire.ErrUnavailable, st.Reason)
 		}
-		c.pmu.Lock()
-		// A busy connection is shared (its calls batch) before another is
-		// opened: a new one only when every open one is full.
-		if cn := c.takeLocked(); cn != nil {
-			c.pmu.Unlock()
+		select { // fast path: an idle connection, no timer
+		case cn := <-c.idle:
+			if cn.gen != c.gen.Load() {
+				c.discard(cn)
+				continue
+			}
 			return cn, nil
+		default:
 		}
-		if len(c.conns)+c.dialing < c.cfg.PoolSize {
-			c.dialing++
-			c.pmu.Unlock()
+		if timer == nil {
+			timer = time.NewTimer(time.Until(deadline))
+		}
+		select {
+		case cn := <-c.idle:
+			if cn.gen != c.gen.Load() {
+				c.discard(cn)
+				continue
+			}
+			return cn, nil
+		case c.slots <- struct{}{}:
 			budgetShort := time.Until(deadline) < c.cfg.DialTimeout
 			cn, err := c.openConn(ctx, deadline)
-			c.admit(cn, 1)
 			if err != nil {
+				<-c.slots
 				// A dial cut short by the caller's own budget says nothing
 				// about the enclave.
 				if !(budgetShort && isTimeout(err)) && ctx.Err() == nil {
@@ -262,14 +219,6 @@ func (c *Client) acquire(ctx context.Context, deadline time.Time) (*conn, error)
 				return nil, fmt.Errorf("%w: %w", wire.ErrUnavailable, err)
 			}
 			return cn, nil
-		}
-		changed := c.changed
-		c.pmu.Unlock()
-		if timer == nil {
-			timer = time.NewTimer(time.Until(deadline))
-		}
-		select {
-		case <-changed:
 		case <-timer.C:
 			return nil, fmt.Errorf("%w: waiting for an enclave connection: %w", wire.ErrUnavailable, context.DeadlineExceeded)
 		case <-ctx.Done():
@@ -278,44 +227,34 @@ func (c *Client) acquire(ctx context.Context, deadline time.Time) (*conn, error)
 	}
 }
 
-// release ends a call on a connection. A connection the call broke is
-// failed (its other calls end too) and, like one of an older generation
-// or of a closed client, leaves the pool once its last call is over.
+// release puts a connection back after a call, or drops it when the call
+// broke it.
 func (c *Client) release(cn *conn, err error) {
-	if isBroken(err) {
-		cn.fail(err)
+	if isBroken(err) || cn.gen != c.gen.Load() || c.ctx.Err() != nil {
+		c.discard(cn)
+		return
 	}
-	c.pmu.Lock()
-	defer c.pmu.Unlock()
-	cn.inflight--
-	if cn.inflight == 0 && (cn.isDead() || cn.gen != c.gen.Load() || c.ctx.Err() != nil) {
-		c.removeLocked(cn)
+	select {
+	case c.idle <- cn:
+	default:
+		c.discard(cn) // cannot happen: there are no more conns than slots
 	}
-	c.notifyLocked()
 }
 
-// removeLocked closes cn and takes it out of the pool. The caller holds pmu.
-func (c *Client) removeLocked(cn *conn) {
+func (c *Client) discard(cn *conn) {
 	cn.close()
-	for i, x := range c.conns {
-		if x == cn {
-			c.conns = append(c.conns[:i], c.conns[i+1:]...)
-			break
-		}
-	}
+	<-c.slots
 }
 
-// drainIdle closes every connection no call is using; busy ones leave the
-// pool when their last call ends (their generation is stale by then).
 func (c *Client) drainIdle() {
-	c.pmu.Lock()
-	defer c.pmu.Unlock()
-	for _, cn := range append([]*conn(nil), c.conns...) {
-		if cn.inflight == 0 {
-			c.removeLocked(cn)
+	for {
+		select {
+		case cn := <-c.idle:
+			c.discard(cn)
+		default:
+			return
 		}
 	}
-	c.notifyLocked()
 }
 
 // isTimeout reports a deadline hit (the call's budget), which says nothing

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sync/atomic"
 	"time"
 
 	"github.com/mdlayher/vsock"
@@ -17,25 +16,18 @@ import (
 	"github.com/opencustody/ocv/enclave/wire"
 )
 
-// conn is one attested connection. Until startMux it is not safe for
-// concurrent use (the handshake, the peer proof, a Session); once
-// multiplexed (pooled connections), roundTrip is safe for concurrent use
-// and carries several calls at once.
+// conn is one attested connection. Not safe for concurrent use: the pool
+// hands it to one call at a time.
 type conn struct {
 	nc     net.Conn
 	fr     *wire.FrameReader
-	mac    *wire.MAC // signs requests (under mx.wmu once multiplexed)
-	rmac   *wire.MAC // verifies answers once multiplexed (reader goroutine)
+	mac    *wire.MAC
 	nextID uint64
 	hdr    wire.Header
 	wbuf   []byte
 	gen    uint64
-	used   atomic.Int64
+	used   int
 	result attestation.Result
-	// mx is set by startMux; inflight is the pool's count of calls on
-	// the connection (under Client.pmu).
-	mx       *mux
-	inflight int
 	// keepLast makes roundTrip keep a copy of the last request frame (the
 	// Session test seam only).
 	keepLast bool
@@ -139,7 +131,7 @@ func handshake(ctx context.Context, nc net.Conn, v attestation.Validator) (*conn
 	if err != nil {
 		return nil, &stageError{"handshake", err}
 	}
-	c.mac, c.rmac = wire.NewMAC(key), wire.NewMAC(key)
+	c.mac = wire.NewMAC(key)
 	clear(key[:])
 	// Only the enclave holding the attested key's private half can MAC this.
 	if !c.mac.Verify(&h, rbody) {
@@ -185,14 +177,11 @@ func (c *conn) prove(ctx context.Context, id *Identity) error {
 // wrapped in *brokenError means the connection must be dropped. resp's byte
 // fields alias the connection's buffer until the next roundTrip.
 func (c *conn) roundTrip(ctx context.Context, deadline time.Time, op wire.Op, req, resp wire.Message) (err error) {
-	if c.mx != nil {
-		return c.muxRoundTrip(ctx, deadline, op, req, resp)
-	}
 	c.wbuf = c.wbuf[:wire.HeaderSize]
 	if c.wbuf, err = req.Append(c.wbuf); err != nil {
 		return err // never sent: the connection is fine
 	}
-	c.used.Add(1)
+	c.used++
 	c.seal(op, time.Now())
 	code, body, err := c.exchange(ctx, deadline, c.wbuf, op, c.hdr.RequestID)
 	clear(c.wbuf[wire.HeaderSize:]) // the request may hold a plaintext
@@ -251,11 +240,4 @@ func (c *conn) exchange(ctx context.Context, deadline time.Time, frame []byte, o
 	return h.Code, body, nil
 }
 
-// close closes the connection; a multiplexed one fails its calls first.
-func (c *conn) close() {
-	if c.mx != nil {
-		c.fail(&brokenError{net.ErrClosed})
-		return
-	}
-	_ = c.nc.Close()
-}
+func (c *conn) close() { _ = c.nc.Close() }

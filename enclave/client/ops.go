@@ -26,7 +26,7 @@ func (c *Client) call(ctx context.Context, op wire.Op, idempotent bool, req, res
 		if err != nil {
 			return nil, err
 		}
-		reused := cn.used.Load() > 0
+		reused := cn.used > 0
 		err = cn.roundTrip(ctx, deadline, op, req, resp)
 		if err == nil {
 			return cn, nil

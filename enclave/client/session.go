@@ -116,38 +116,5 @@ func (s *Session) send(frame []byte, op wire.Op, id uint64) (wire.Code, []byte, 
 	return code, bytes.Clone(body), nil
 }
 
-// Answer is one answer read by Pipeline.
-type Answer struct {
-	RequestID uint64
-	Op        wire.Op
-	Code      wire.Code
-}
-
-// Pipeline writes frames back to back in a single write, as a loaded
-// client does, then reads up to len(frames) answers, MAC-checked, in the
-// order the enclave sent them (answers to long operations may overtake
-// others). It returns the answers read before the connection closed or
-// broke, and the error that ended reading early, if any.
-func (s *Session) Pipeline(frames [][]byte) ([]Answer, error) {
-	nc := s.cn.nc
-	_ = nc.SetDeadline(time.Now().Add(DefaultCallTimeout))
-	defer func() { _ = nc.SetDeadline(time.Time{}) }()
-	if _, err := nc.Write(bytes.Join(frames, nil)); err != nil {
-		return nil, fmt.Errorf("%w: %w", wire.ErrUnavailable, err)
-	}
-	var out []Answer
-	for range frames {
-		h, body, err := s.cn.fr.Next(wire.MaxBodySize)
-		if err != nil {
-			return out, fmt.Errorf("%w: %w", wire.ErrUnavailable, err)
-		}
-		if !h.IsResponse() || !s.cn.mac.Verify(&h, body) {
-			return out, fmt.Errorf("%w: bad answer frame", errProtocol)
-		}
-		out = append(out, Answer{RequestID: h.RequestID, Op: h.Op, Code: h.Code})
-	}
-	return out, nil
-}
-
 // Close closes the connection.
 func (s *Session) Close() error { return s.cn.nc.Close() }

@@ -2,14 +2,11 @@ package pkcs11_test
 
 import (
 	"crypto/rand"
-	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/opencustody/ocv/keyvault"
-	"github.com/opencustody/ocv/keyvault/pkcs11"
 )
 
 // Benchmarks run from all GOMAXPROCS goroutines against the default pool and
@@ -102,33 +99,4 @@ func BenchmarkMAC(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
-}
-
-// BenchmarkSignSecp256k1Sessions signs from sixteen goroutines (the c=16
-// of make bench) with session pools of several sizes: how many sessions
-// keep the token busy, and what more of them cost.
-func BenchmarkSignSecp256k1Sessions(b *testing.B) {
-	for _, size := range []int{1, 2, 4, 8} {
-		b.Run(fmt.Sprintf("sessions=%d", size), func(b *testing.B) {
-			s := newStore(b, func(c *pkcs11.Config) { c.PoolSize = size })
-			ref := keyvault.KeyRef{ID: "sig/bench", Version: 1}
-			_, err := s.CreateKey(b.Context(), keyvault.CreateKeyRequest{Ref: ref, Algorithm: keyvault.Secp256k1})
-			require.NoError(b, err)
-			sg, err := s.Signer(b.Context(), ref)
-			require.NoError(b, err)
-			digest := make([]byte, 32)
-			_, _ = rand.Read(digest)
-			b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if _, err := sg.SignDigest(b.Context(), digest); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
-		})
-	}
 }

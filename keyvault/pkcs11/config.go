@@ -22,9 +22,7 @@ const (
 //
 // Exactly one of PIN and PINFile is set. PINFile is read by New; one trailing
 // newline is ignored. PoolSize is the number of sessions kept open; 0 means
-// 2*runtime.GOMAXPROCS(0), bounded to [2, 64] and to the token's maximum
-// of read/write sessions when it states one. A PoolSize above the token's
-// maximum is refused by New.
+// 2*runtime.GOMAXPROCS(0), bounded to [2, 64].
 type Config struct {
 	ModulePath string
 	TokenLabel string
@@ -52,25 +50,12 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// poolSize is the effective session count on a token that allows at most
-// tokenMaxRW read/write sessions (0 or CK_UNAVAILABLE_INFORMATION: no
-// stated limit). Every signature, wrap and MAC takes one pooled session
-// for its duration only, so the pool is what bounds the HSM's parallelism:
-// sized to the token, it keeps every session the token allows busy under
-// load, without one session per request or a login per signature.
-func (c Config) poolSize(tokenMaxRW uint) (int, error) {
-	limited := tokenMaxRW != 0 && tokenMaxRW != ^uint(0)
+// poolSize is the effective session count.
+func (c Config) poolSize() int {
 	if c.PoolSize > 0 {
-		if limited && uint(c.PoolSize) > tokenMaxRW {
-			return 0, fmt.Errorf("%w: pool_size %d exceeds the token's %d read/write sessions", ErrInvalidConfig, c.PoolSize, tokenMaxRW)
-		}
-		return c.PoolSize, nil
+		return c.PoolSize
 	}
-	n := min(max(2*runtime.GOMAXPROCS(0), minDefaultPoolSize), maxDefaultPoolSize)
-	if limited {
-		n = min(n, int(min(tokenMaxRW, uint(maxDefaultPoolSize))))
-	}
-	return n, nil
+	return min(max(2*runtime.GOMAXPROCS(0), minDefaultPoolSize), maxDefaultPoolSize)
 }
 
 // pin returns the user PIN, reading PINFile when it is set. The PIN never

@@ -35,31 +35,9 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestConfigPoolSize(t *testing.T) {
-	def := min(max(2*runtime.GOMAXPROCS(0), 2), 64)
-	const unavailable = ^uint(0)
-	tests := map[string]struct {
-		size    int
-		tokenRW uint
-		want    int
-		wantErr error
-	}{
-		"ok configured, token unlimited":    {size: 7, want: 7},
-		"ok configured, token unavailable":  {size: 7, tokenRW: unavailable, want: 7},
-		"ok configured, within token":       {size: 7, tokenRW: 7, want: 7},
-		"ok default, token unlimited":       {want: def},
-		"ok default, token unavailable":     {tokenRW: unavailable, want: def},
-		"ok default, capped by a small HSM": {tokenRW: 1, want: 1},
-		"ok default, large token":           {tokenRW: 1000, want: def},
-		"fail configured above token's max": {size: 8, tokenRW: 7, wantErr: ErrInvalidConfig},
-		"fail configured far above the max": {size: MaxPoolSize, tokenRW: 2, wantErr: ErrInvalidConfig},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			got, err := Config{PoolSize: tc.size}.poolSize(tc.tokenRW)
-			require.ErrorIs(t, err, tc.wantErr)
-			require.Equal(t, tc.want, got)
-		})
-	}
+	require.Equal(t, 7, Config{PoolSize: 7}.poolSize())
+	want := min(max(2*runtime.GOMAXPROCS(0), 2), 64)
+	require.Equal(t, want, Config{}.poolSize())
 }
 
 func TestConfigPINFile(t *testing.T) {

@@ -51,15 +51,11 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	slot, maxRW, err := findSlot(mod.Ctx, cfg.TokenLabel)
+	slot, err := findSlot(mod.Ctx, cfg.TokenLabel)
 	if err != nil {
 		return nil, errors.Join(err, mod.Release())
 	}
-	size, err := cfg.poolSize(maxRW)
-	if err != nil {
-		return nil, errors.Join(err, mod.Release())
-	}
-	p, err := newPool(mod, slot, pin, size)
+	p, err := newPool(mod, slot, pin, cfg.poolSize())
 	if err != nil {
 		return nil, fmt.Errorf("opening sessions on token %q: %w", cfg.TokenLabel, err)
 	}
@@ -71,33 +67,29 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}, nil
 }
 
-// findSlot returns the slot of the one initialised token labelled label,
-// and the token's maximum of read/write sessions (0 or
-// CK_UNAVAILABLE_INFORMATION when it states none).
-func findSlot(ctx *pkcs11.Ctx, label string) (uint, uint, error) {
+// findSlot returns the slot of the one initialised token labelled label.
+func findSlot(ctx *pkcs11.Ctx, label string) (uint, error) {
 	slots, err := ctx.GetSlotList(true)
 	if err != nil {
-		return 0, 0, fmt.Errorf("listing slots: %w", err)
+		return 0, fmt.Errorf("listing slots: %w", err)
 	}
 	var found []uint
-	var maxRW uint
 	for _, s := range slots {
 		ti, err := ctx.GetTokenInfo(s)
 		if err != nil {
-			return 0, 0, fmt.Errorf("reading token info of slot %d: %w", s, err)
+			return 0, fmt.Errorf("reading token info of slot %d: %w", s, err)
 		}
 		if ti.Label == label && ti.Flags&pkcs11.CKF_TOKEN_INITIALIZED != 0 {
 			found = append(found, s)
-			maxRW = ti.MaxRwSessionCount
 		}
 	}
 	switch len(found) {
 	case 1:
-		return found[0], maxRW, nil
+		return found[0], nil
 	case 0:
-		return 0, 0, fmt.Errorf("%w: no token labelled %q", ErrTokenNotFound, label)
+		return 0, fmt.Errorf("%w: no token labelled %q", ErrTokenNotFound, label)
 	default:
-		return 0, 0, fmt.Errorf("%w: %d tokens labelled %q", ErrTokenNotFound, len(found), label)
+		return 0, fmt.Errorf("%w: %d tokens labelled %q", ErrTokenNotFound, len(found), label)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ecdh"
 	"crypto/rand"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,16 +23,12 @@ func BenchmarkSignIntentPersonal(b *testing.B) {
 	set, mac := f.sealGuardrails(b, map[string]any{"message_signing_enabled": true})
 	req := &wire.SignIntentRequest{Token: tok, OrgID: signOrg, AgentID: signAgent, Chain: "ethereum", KeyVersion: 1,
 		Kind: wire.IntentPersonalSign, Payload: []byte("bench"), Context: signContext(b), GuardrailSet: set, GuardrailMAC: mac}
-	b.Run("serial", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := f.h.SignIntent(context.Background(), req); err != nil {
-				b.Fatal(err)
-			}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := f.h.SignIntent(context.Background(), req); err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("c16", func(b *testing.B) {
-		parallel16(b, func() error { _, err := f.h.SignIntent(context.Background(), req); return err })
-	})
+	}
 }
 
 func BenchmarkRawSign(b *testing.B) {
@@ -44,30 +39,12 @@ func BenchmarkRawSign(b *testing.B) {
 	s, err := f.h.ks.Signer(context.Background(), ref)
 	require.NoError(b, err)
 	digest := make([]byte, 32)
-	b.Run("serial", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := s.SignDigest(context.Background(), digest); err != nil {
-				b.Fatal(err)
-			}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.SignDigest(context.Background(), digest); err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("c16", func(b *testing.B) {
-		parallel16(b, func() error { _, err := s.SignDigest(context.Background(), digest); return err })
-	})
-}
-
-// parallel16 runs op from sixteen goroutines (the c=16 of make bench) on
-// the key store's default session pool.
-func parallel16(b *testing.B, op func() error) {
-	b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := op(); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
+	}
 }
 
 // softhsmFixture is newFixture on a private SoftHSM2 token.
