@@ -207,18 +207,26 @@ func (c *Client) acquire(ctx context.Context, deadline time.Time) (*conn, error)
 			}
 			return cn, nil
 		case c.slots <- struct{}{}:
-			budgetShort := time.Until(deadline) < c.cfg.DialTimeout
 			cn, err := c.openConn(ctx, deadline)
-			if err != nil {
-				<-c.slots
-				// A dial cut short by the caller's own budget says nothing
-				// about the enclave.
-				if !(budgetShort && isTimeout(err)) && ctx.Err() == nil {
-					c.setDown(err.Error())
+			if err == nil {
+				return cn, nil
+			}
+			<-c.slots
+			if isTimeout(err) {
+				// A handshake slower than DialTimeout (a loaded host) or cut
+				// short by the caller's budget says the enclave is busy, not
+				// gone: the channel stays up, as after a call that timed out,
+				// and this call waits for a connection to come back (or dials
+				// again) within its own budget.
+				if ctx.Err() == nil && time.Now().Before(deadline) {
+					continue
 				}
 				return nil, fmt.Errorf("%w: %w", wire.ErrUnavailable, err)
 			}
-			return cn, nil
+			if ctx.Err() == nil {
+				c.setDown(err.Error())
+			}
+			return nil, fmt.Errorf("%w: %w", wire.ErrUnavailable, err)
 		case <-timer.C:
 			return nil, fmt.Errorf("%w: waiting for an enclave connection: %w", wire.ErrUnavailable, context.DeadlineExceeded)
 		case <-ctx.Done():
